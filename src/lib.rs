@@ -1,0 +1,13 @@
+//! Supernova: a Binary Homeworlds engine.
+//!
+//! The modules, from low level to high:
+//! - [`rules`]: pieces, the 128-byte position, actions, single-action and
+//!   whole-turn generation, rule profiles. Depends on nothing else here.
+//! - [`notation`]: every text format (HWPN, homeworlds-cli state text, turn
+//!   tokens, SuperDuperGames records) and the system names beside a position.
+//! - [`record`]: game records and replay, judged by the rules core.
+#![warn(missing_docs)]
+
+pub mod notation;
+pub mod record;
+pub mod rules;

@@ -1,0 +1,789 @@
+//! Turns as text, in three forms that all parse back to the same actions.
+//!
+//! - **Token** (the protocol's form, no whitespace): actions joined by `,`,
+//!   words joined by `.`: `sac.y3.Home0,move.g1.Delos.Home1,cat.Home1.g`.
+//!   A lone `pass` is a pass turn. Verbs: `home`, `build`, `trade`, `move`,
+//!   `disc`, `capture`, `sac`, `cat`, `pass`.
+//! - **Readable / SDG one-line** (for people and SuperDuperGames records):
+//!   `Sacrifice Y3 Home0; Move G1 Delos Home1; Pass; Catastrophe Home1 Green`.
+//! - **CLI** phrasing is accepted on input: `move y1 from A to B (b2)`,
+//!   `capture g3 at B`, `convert y1 to g1 at A`, `catastrophe red at B`.
+//!
+//! Parsing is in two stages, as in shakmaty: [`parse_action`] reads the words
+//! into an [`ActionText`] without a position, then [`resolve`] looks the
+//! names up on a [`Board`] and checks the action against the rules.
+
+use std::fmt;
+
+use super::error::ParseError;
+use super::names::{is_plain_name, Board};
+use crate::rules::{Action, Colour, IllegalReason, Outcome, Piece, Rules, TurnState};
+
+/// An action as written: pieces parsed, system names not yet looked up.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ActionText {
+    /// Create a homeworld: stars, then the ship.
+    Homeworld {
+        /// First star.
+        star: Piece,
+        /// Second star (`-` in SDG for a one-star home).
+        second_star: Option<Piece>,
+        /// Starting ship.
+        ship: Piece,
+    },
+    /// Build `piece` at `system`.
+    Build {
+        /// The piece built.
+        piece: Piece,
+        /// Where.
+        system: String,
+    },
+    /// Trade `from` for `to` at `system`.
+    Trade {
+        /// The ship given up.
+        from: Piece,
+        /// The piece taken.
+        to: Piece,
+        /// Where.
+        system: String,
+    },
+    /// Move `ship` between existing systems.
+    Move {
+        /// The ship.
+        ship: Piece,
+        /// Origin name.
+        from: String,
+        /// Destination name.
+        to: String,
+    },
+    /// Discover a new system with star `star`, optionally named.
+    Discover {
+        /// The ship.
+        ship: Piece,
+        /// Origin name.
+        from: String,
+        /// The new star.
+        star: Piece,
+        /// The new system's name; the default naming applies when absent.
+        name: Option<String>,
+    },
+    /// Capture `ship` at `system`.
+    Capture {
+        /// The enemy ship.
+        ship: Piece,
+        /// Where.
+        system: String,
+    },
+    /// Sacrifice `ship` at `system`.
+    Sacrifice {
+        /// The ship.
+        ship: Piece,
+        /// Where.
+        system: String,
+    },
+    /// Catastrophe of `colour` at `system`.
+    Catastrophe {
+        /// Where.
+        system: String,
+        /// The colour.
+        colour: Colour,
+    },
+    /// Pass (or one unused sacrifice action).
+    Pass,
+}
+
+/// How strictly pieces are read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strictness {
+    /// Exactly `g1`.
+    Strict,
+    /// Also `G1!`, `G1*`, `G2097152`: junk that old SDG records carry.
+    Lenient,
+}
+
+fn piece(word: &str, strictness: Strictness) -> Result<Piece, ParseError> {
+    if let Some(piece) = Piece::parse(word) {
+        return Ok(piece);
+    }
+    if strictness == Strictness::Lenient && word.len() > 2 && word.is_char_boundary(2) {
+        let junk_ok = word[2..]
+            .chars()
+            .all(|c| c.is_ascii_digit() || ".!$*`bikn".contains(c.to_ascii_lowercase()));
+        if junk_ok {
+            if let Some(piece) = Piece::parse(&word[..2]) {
+                return Ok(piece);
+            }
+        }
+    }
+    Err(ParseError::new(
+        word,
+        "expected a piece: a colour letter r/y/g/b and a size 1-3, such as g1",
+    ))
+}
+
+/// Reads an attack target that may carry an owner suffix (`B1N`, `g3s`).
+fn target_piece(word: &str, strictness: Strictness) -> Result<Piece, ParseError> {
+    piece(word, strictness).or_else(|error| {
+        let trimmed = word.trim_end_matches(['n', 'N', 's', 'S']);
+        Piece::parse(trimmed).ok_or(error)
+    })
+}
+
+fn colour(word: &str) -> Result<Colour, ParseError> {
+    Colour::parse(word).ok_or_else(|| {
+        ParseError::new(
+            word,
+            "expected a colour: red, yellow, green, blue (or r, y, g, b)",
+        )
+    })
+}
+
+fn is_filler(word: &str, fillers: &[&str]) -> bool {
+    fillers
+        .iter()
+        .any(|filler| word.eq_ignore_ascii_case(filler))
+}
+
+fn usage(verb: &str, text: &str) -> ParseError {
+    let expected = match verb {
+        "homeworld" => "expected: homeworld STAR STAR|- SHIP",
+        "build" => "expected: build PIECE SYSTEM",
+        "trade" => "expected: trade OLD NEW SYSTEM",
+        "move" => "expected: move SHIP FROM TO",
+        "discover" => "expected: discover SHIP FROM STAR [NAME]",
+        "capture" => "expected: capture SHIP SYSTEM",
+        "sacrifice" => "expected: sacrifice SHIP SYSTEM",
+        "catastrophe" => "expected: catastrophe SYSTEM COLOUR",
+        _ => "expected one of: homeworld, build, trade, move, discover, capture, sacrifice, catastrophe, pass",
+    };
+    ParseError::new(text, expected)
+}
+
+/// The canonical verb for a keyword or abbreviation, in any case.
+fn verb(word: &str) -> Option<&'static str> {
+    let lower = word.to_ascii_lowercase();
+    Some(match lower.as_str() {
+        "homeworld" | "home" | "hom" | "h" | "hw" => "homeworld",
+        "build" | "b" | "construct" | "con" | "buil" | "bu" => "build",
+        "trade" | "t" | "tr" | "convert" | "swap" => "trade",
+        "move" | "m" => "move",
+        "discover" | "d" | "disc" | "disco" => "discover",
+        "attack" | "a" | "capture" | "conquer" | "cap" => "capture",
+        "sacrifice" | "sac" | "s" => "sacrifice",
+        "catastrophe" | "cat" | "c" => "catastrophe",
+        "pass" | "p" => "pass",
+        _ => return None,
+    })
+}
+
+/// Parses one action from its words (already split on whitespace or `.`).
+///
+/// # Errors
+/// Names the offending word and the expected form.
+pub fn parse_words(words: &[&str], strictness: Strictness) -> Result<ActionText, ParseError> {
+    let text = words.join(" ");
+    let Some((&first, rest)) = words.split_first() else {
+        return Err(usage("", &text));
+    };
+    let verb = verb(first).ok_or_else(|| usage("", first))?;
+    let bad = || usage(verb, &text);
+    let args: Vec<&str> = rest.to_vec();
+    Ok(match verb {
+        "pass" => {
+            if !args.is_empty() {
+                return Err(ParseError::new(text, "expected nothing after pass"));
+            }
+            ActionText::Pass
+        }
+        "homeworld" => {
+            // STAR STAR|- SHIP [NAME] [*]
+            let args: Vec<&str> = args.into_iter().filter(|word| *word != "*").collect();
+            if args.len() < 3 || args.len() > 4 {
+                return Err(bad());
+            }
+            let second_star = match args[1] {
+                "-" => None,
+                word => Some(piece(word, strictness)?),
+            };
+            ActionText::Homeworld {
+                star: piece(args[0], strictness)?,
+                second_star,
+                ship: piece(args[2], strictness)?,
+            }
+        }
+        "build" => match args.as_slice() {
+            [p, system] => ActionText::Build {
+                piece: piece(p, strictness)?,
+                system: system.to_string(),
+            },
+            [p, filler, system] if is_filler(filler, &["at", "in"]) => ActionText::Build {
+                piece: piece(p, strictness)?,
+                system: system.to_string(),
+            },
+            _ => return Err(bad()),
+        },
+        "trade" => match args.as_slice() {
+            [from, to, system] => ActionText::Trade {
+                from: piece(from, strictness)?,
+                to: piece(to, strictness)?,
+                system: system.to_string(),
+            },
+            [from, filler, to, filler2, system]
+                if is_filler(filler, &["to", "for"]) && is_filler(filler2, &["at", "in"]) =>
+            {
+                ActionText::Trade {
+                    from: piece(from, strictness)?,
+                    to: piece(to, strictness)?,
+                    system: system.to_string(),
+                }
+            }
+            _ => return Err(bad()),
+        },
+        "move" => match args.as_slice() {
+            [ship, from, to] => ActionText::Move {
+                ship: piece(ship, strictness)?,
+                from: from.to_string(),
+                to: to.to_string(),
+            },
+            [ship, f, from, t, to] if is_filler(f, &["from"]) && is_filler(t, &["to"]) => {
+                ActionText::Move {
+                    ship: piece(ship, strictness)?,
+                    from: from.to_string(),
+                    to: to.to_string(),
+                }
+            }
+            [ship, f, from, t, name, star]
+                if is_filler(f, &["from"])
+                    && is_filler(t, &["to"])
+                    && star.starts_with('(')
+                    && star.ends_with(')') =>
+            {
+                ActionText::Discover {
+                    ship: piece(ship, strictness)?,
+                    from: from.to_string(),
+                    star: piece(&star[1..star.len() - 1], strictness)?,
+                    name: Some(name.to_string()),
+                }
+            }
+            _ => return Err(bad()),
+        },
+        "discover" => match args.as_slice() {
+            [ship, from, star] => ActionText::Discover {
+                ship: piece(ship, strictness)?,
+                from: from.to_string(),
+                star: piece(star, strictness)?,
+                name: None,
+            },
+            [ship, from, star, name] => ActionText::Discover {
+                ship: piece(ship, strictness)?,
+                from: from.to_string(),
+                star: piece(star, strictness)?,
+                name: Some(name.to_string()),
+            },
+            _ => return Err(bad()),
+        },
+        "capture" => match args.as_slice() {
+            [ship, system] => ActionText::Capture {
+                ship: target_piece(ship, strictness)?,
+                system: system.to_string(),
+            },
+            [ship, filler, system] if is_filler(filler, &["at", "in"]) => ActionText::Capture {
+                ship: target_piece(ship, strictness)?,
+                system: system.to_string(),
+            },
+            [ship, system, owner]
+                if is_filler(
+                    owner.trim_matches(['(', ')']),
+                    &["n", "s", "north", "south"],
+                ) =>
+            {
+                ActionText::Capture {
+                    ship: target_piece(ship, strictness)?,
+                    system: system.to_string(),
+                }
+            }
+            _ => return Err(bad()),
+        },
+        "sacrifice" => match args.as_slice() {
+            [ship, system] => ActionText::Sacrifice {
+                ship: piece(ship, strictness)?,
+                system: system.to_string(),
+            },
+            [ship, filler, system] if is_filler(filler, &["at", "in"]) => ActionText::Sacrifice {
+                ship: piece(ship, strictness)?,
+                system: system.to_string(),
+            },
+            _ => return Err(bad()),
+        },
+        "catastrophe" => match args.as_slice() {
+            [system, c] if Colour::parse(c).is_some() => ActionText::Catastrophe {
+                system: system.to_string(),
+                colour: colour(c)?,
+            },
+            [c, system] if Colour::parse(c).is_some() => ActionText::Catastrophe {
+                system: system.to_string(),
+                colour: colour(c)?,
+            },
+            [c, filler, system] if is_filler(filler, &["at", "in"]) => ActionText::Catastrophe {
+                system: system.to_string(),
+                colour: colour(c)?,
+            },
+            [_, c] => return Err(colour(c).map(|_| ()).unwrap_err()),
+            _ => return Err(bad()),
+        },
+        _ => unreachable!("every verb is handled"),
+    })
+}
+
+/// Parses one action written with spaces (SDG or CLI phrasing).
+///
+/// # Errors
+/// Names the offending word and the expected form.
+pub fn parse_action(text: &str, strictness: Strictness) -> Result<ActionText, ParseError> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    parse_words(&words, strictness)
+}
+
+/// Parses a whole turn: a protocol token (no spaces, actions joined by `,`),
+/// or readable text with actions separated by `;` or new lines.
+///
+/// # Errors
+/// Names the offending action and the expected form.
+pub fn parse_turn(text: &str) -> Result<Vec<ActionText>, ParseError> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return Err(ParseError::new(
+            text,
+            "expected a turn, such as pass or build.g1.Home0",
+        ));
+    }
+    if !trimmed.contains(char::is_whitespace)
+        && (trimmed.contains('.') || trimmed.eq_ignore_ascii_case("pass"))
+    {
+        return trimmed
+            .split(',')
+            .map(|action| {
+                let words: Vec<&str> = action.split('.').collect();
+                parse_words(&words, Strictness::Strict)
+            })
+            .collect();
+    }
+    trimmed
+        .split([';', '\n'])
+        .map(str::trim)
+        .filter(|action| !action.is_empty())
+        .map(|action| parse_action(action, Strictness::Lenient))
+        .collect()
+}
+
+/// Why a turn could not be played.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TurnError {
+    /// The text does not parse.
+    Parse(ParseError),
+    /// Action number `index` (from 1) is illegal.
+    Illegal {
+        /// 1-based position of the action within the turn.
+        index: usize,
+        /// The action as written.
+        text: String,
+        /// Why.
+        reason: IllegalReason,
+    },
+    /// A name does not resolve, or a discovery reuses a live name.
+    Name {
+        /// 1-based position of the action within the turn.
+        index: usize,
+        /// The problem.
+        error: ParseError,
+    },
+    /// The actions are legal but the turn may not end here.
+    CannotEnd(IllegalReason),
+}
+
+impl fmt::Display for TurnError {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TurnError::Parse(error) => write!(formatter, "{error}"),
+            TurnError::Illegal {
+                index,
+                text,
+                reason,
+            } => {
+                write!(formatter, "action {index} '{text}' is illegal: {reason}")
+            }
+            TurnError::Name { index, error } => write!(formatter, "action {index}: {error}"),
+            TurnError::CannotEnd(reason) => write!(formatter, "the turn cannot end here: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for TurnError {}
+
+impl From<ParseError> for TurnError {
+    fn from(error: ParseError) -> TurnError {
+        TurnError::Parse(error)
+    }
+}
+
+/// Looks up the names of an action and checks it against the rules,
+/// returning the action and the name for a discovered system.
+///
+/// # Errors
+/// An unknown name, a discovery name already in use, or an illegal action.
+pub fn resolve(
+    board: &Board,
+    rules: &Rules,
+    text: &ActionText,
+) -> Result<(Action, Option<String>), ParseError> {
+    let slot = |name: &str| board.slot(name);
+    let action = match text {
+        ActionText::Homeworld {
+            star,
+            second_star,
+            ship,
+        } => Action::Homeworld {
+            star: *star,
+            second_star: *second_star,
+            ship: *ship,
+        },
+        ActionText::Build { piece, system } => Action::Build {
+            system: slot(system)?,
+            piece: *piece,
+        },
+        ActionText::Trade { from, to, system } => Action::Trade {
+            system: slot(system)?,
+            from: *from,
+            to: *to,
+        },
+        ActionText::Move { ship, from, to } => Action::Move {
+            from: slot(from)?,
+            to: slot(to)?,
+            ship: *ship,
+        },
+        ActionText::Discover {
+            ship,
+            from,
+            star,
+            name,
+        } => {
+            if let Some(name) = name {
+                if board.names.in_use(&board.position, name) {
+                    return Err(ParseError::new(
+                        name.as_str(),
+                        "expected a new system name: this one is in use",
+                    ));
+                }
+            }
+            let _ = rules;
+            return Ok((
+                Action::Discover {
+                    from: slot(from)?,
+                    ship: *ship,
+                    star: *star,
+                },
+                name.clone(),
+            ));
+        }
+        ActionText::Capture { ship, system } => Action::Capture {
+            system: slot(system)?,
+            ship: *ship,
+        },
+        ActionText::Sacrifice { ship, system } => Action::Sacrifice {
+            system: slot(system)?,
+            ship: *ship,
+        },
+        ActionText::Catastrophe { system, colour } => Action::Catastrophe {
+            system: slot(system)?,
+            colour: *colour,
+        },
+        ActionText::Pass => Action::Pass,
+    };
+    Ok((action, None))
+}
+
+/// The outcome of playing a turn from text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayedTurn {
+    /// The actions, resolved.
+    pub actions: Vec<Action>,
+    /// The game result after the turn.
+    pub outcome: Outcome,
+}
+
+impl Board {
+    /// Plays a whole turn given as text. On error the board is unchanged.
+    ///
+    /// # Errors
+    /// Which action failed and why, or why the turn cannot end.
+    pub fn play_turn_text(&mut self, rules: &Rules, text: &str) -> Result<PlayedTurn, TurnError> {
+        let actions = parse_turn(text)?;
+        self.play_action_texts(rules, &actions, |index| {
+            text.split([';', ',', '\n'])
+                .map(str::trim)
+                .filter(|part| !part.is_empty())
+                .nth(index)
+                .unwrap_or(text)
+                .to_string()
+        })
+    }
+
+    /// Plays parsed actions as one turn. `describe` gives the text of action
+    /// `index` (from 0) for error messages. On error the board is unchanged.
+    ///
+    /// # Errors
+    /// Which action failed and why, or why the turn cannot end.
+    pub fn play_action_texts(
+        &mut self,
+        rules: &Rules,
+        texts: &[ActionText],
+        describe: impl Fn(usize) -> String,
+    ) -> Result<PlayedTurn, TurnError> {
+        let mut working = self.clone();
+        let mut actions = Vec::with_capacity(texts.len());
+        for (index, text) in texts.iter().enumerate() {
+            let (action, name) =
+                resolve(&working, rules, text).map_err(|error| TurnError::Name {
+                    index: index + 1,
+                    error,
+                })?;
+            // A pass inside a sacrifice with nothing left is harmless padding.
+            if action == Action::Pass
+                && working.position.turn_state() == TurnState::Done
+                && index > 0
+            {
+                continue;
+            }
+            working
+                .apply(rules, action, name.as_deref())
+                .map_err(|reason| TurnError::Illegal {
+                    index: index + 1,
+                    text: describe(index),
+                    reason,
+                })?;
+            actions.push(action);
+        }
+        let outcome = working.end_turn(rules).map_err(TurnError::CannotEnd)?;
+        *self = working;
+        Ok(PlayedTurn { actions, outcome })
+    }
+
+    /// Plays resolved actions as one turn, naming discoveries by default.
+    /// On error the board is unchanged.
+    ///
+    /// # Errors
+    /// Which action failed and why, or why the turn cannot end.
+    pub fn play_actions(
+        &mut self,
+        rules: &Rules,
+        actions: &[Action],
+    ) -> Result<Outcome, TurnError> {
+        let mut working = self.clone();
+        for (index, &action) in actions.iter().enumerate() {
+            working
+                .apply(rules, action, None)
+                .map_err(|reason| TurnError::Illegal {
+                    index: index + 1,
+                    text: format_action(&working, action, Style::Readable),
+                    reason,
+                })?;
+        }
+        let outcome = working.end_turn(rules).map_err(TurnError::CannotEnd)?;
+        *self = working;
+        Ok(outcome)
+    }
+}
+
+/// Which written form to produce.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Style {
+    /// The protocol token form: `move.y1.A.B`.
+    Token,
+    /// Lower-case words: `move y1 A B`.
+    Readable,
+    /// SuperDuperGames capitalisation: `Move Y1 A B`.
+    Sdg,
+}
+
+/// Writes one action as it reads on `board` (the board before the action).
+pub fn format_action(board: &Board, action: Action, style: Style) -> String {
+    let name = |slot| board.name(slot).to_string();
+    let p = |piece: Piece| match style {
+        Style::Sdg => piece.to_string().to_ascii_uppercase(),
+        _ => piece.to_string(),
+    };
+    let words: Vec<String> = match action {
+        Action::Homeworld {
+            star,
+            second_star,
+            ship,
+        } => vec![
+            "homeworld".into(),
+            p(star),
+            second_star.map_or("-".into(), p),
+            p(ship),
+        ],
+        Action::Build { system, piece } => vec!["build".into(), p(piece), name(system)],
+        Action::Trade { system, from, to } => vec!["trade".into(), p(from), p(to), name(system)],
+        Action::Move { from, to, ship } => vec!["move".into(), p(ship), name(from), name(to)],
+        Action::Discover { from, ship, star } => {
+            let new_name = board.names.next_default(&board.position);
+            vec!["discover".into(), p(ship), name(from), p(star), new_name]
+        }
+        Action::Capture { system, ship } => vec!["capture".into(), p(ship), name(system)],
+        Action::Sacrifice { system, ship } => vec!["sacrifice".into(), p(ship), name(system)],
+        Action::Catastrophe { system, colour } => match style {
+            Style::Token => vec![
+                "catastrophe".into(),
+                name(system),
+                colour.letter().to_string(),
+            ],
+            _ => vec!["catastrophe".into(), name(system), colour.word().into()],
+        },
+        Action::Pass => vec!["pass".into()],
+    };
+    match style {
+        Style::Token => {
+            let mut words = words;
+            words[0] = match words[0].as_str() {
+                "homeworld" => "home",
+                "discover" => "disc",
+                "sacrifice" => "sac",
+                "catastrophe" => "cat",
+                other => other,
+            }
+            .to_string();
+            words.join(".")
+        }
+        Style::Readable => words.join(" "),
+        Style::Sdg => {
+            let mut words = words;
+            if words[0] == "capture" {
+                words[0] = "attack".into();
+            }
+            let mut first = words[0].clone();
+            first[..1].make_ascii_uppercase();
+            words[0] = first;
+            if let Action::Catastrophe { colour, .. } = action {
+                let mut word = colour.word().to_string();
+                word[..1].make_ascii_uppercase();
+                words[2] = word;
+            }
+            words.join(" ")
+        }
+    }
+}
+
+/// Writes a whole turn played from `board`. In the SDG style a sacrifice is
+/// padded with one `Pass` per unused action, as SDG records require.
+pub fn format_turn(board: &Board, rules: &Rules, actions: &[Action], style: Style) -> String {
+    let mut working = board.clone();
+    let mut parts = Vec::with_capacity(actions.len() + 3);
+    let mut sacrifice_left = 0u8;
+    for &action in actions {
+        parts.push(format_action(&working, action, style));
+        match action {
+            Action::Sacrifice { ship, .. } => sacrifice_left = ship.size(),
+            _ if action.power().is_some() && sacrifice_left > 0 => sacrifice_left -= 1,
+            _ => {}
+        }
+        if working.apply(rules, action, None).is_err() {
+            working.position.apply_unchecked(rules, action);
+            working.names.sync(&working.position);
+        }
+    }
+    if style == Style::Sdg {
+        for _ in 0..sacrifice_left {
+            parts.push("Pass".into());
+        }
+    }
+    if parts.is_empty() {
+        return match style {
+            Style::Sdg => "Pass".into(),
+            _ => "pass".into(),
+        };
+    }
+    match style {
+        Style::Token => parts.join(","),
+        _ => parts.join("; "),
+    }
+}
+
+/// Whether a name can appear in a protocol token.
+pub fn name_fits_token(name: &str) -> bool {
+    is_plain_name(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notation::hwpn;
+
+    #[test]
+    fn cli_and_sdg_phrasings_agree() {
+        let forms = [
+            ("move y1 from A to B", "move y1 A B"),
+            ("capture g3 at B", "attack G3 B"),
+            ("convert y1 to g1 at A", "trade Y1 G1 A"),
+            ("catastrophe red at B", "catastrophe B red"),
+            ("sacrifice y2 at X", "Sac Y2 X"),
+            ("build g1 at X", "B G1! X"),
+        ];
+        for (cli, sdg) in forms {
+            assert_eq!(
+                parse_action(cli, Strictness::Lenient).unwrap(),
+                parse_action(sdg, Strictness::Lenient).unwrap(),
+                "{cli} vs {sdg}"
+            );
+        }
+        assert_eq!(
+            parse_action("move g3 from A to Z (y2)", Strictness::Lenient).unwrap(),
+            parse_action("discover g3 A y2 Z", Strictness::Lenient).unwrap()
+        );
+        assert_eq!(
+            parse_action("attack B1N Cobalt", Strictness::Lenient).unwrap(),
+            parse_action("attack b1 Cobalt n", Strictness::Lenient).unwrap()
+        );
+    }
+
+    #[test]
+    fn token_round_trips() {
+        let board = hwpn::parse("A=r1b3:g3:/B=y2b1::g3/X=g2:y1y2: 0").unwrap();
+        let rules = Rules::STANDARD;
+        let mut played = board.clone();
+        let turn = played
+            .play_turn_text(
+                &rules,
+                "sacrifice y2 at X; move g3 from A to Z (y2); move y1 from X to A",
+            )
+            .unwrap();
+        let token = format_turn(&board, &rules, &turn.actions, Style::Token);
+        assert_eq!(token, "sac.y2.X,disc.g3.A.y2.Delos,move.y1.X.A");
+        let mut again = board.clone();
+        again.play_turn_text(&rules, &token).unwrap();
+        assert_eq!(again.position, played.position);
+        let sdg = format_turn(&board, &rules, &turn.actions, Style::Sdg);
+        assert_eq!(sdg, "Sacrifice Y2 X; Discover G3 A Y2 Delos; Move Y1 X A");
+    }
+
+    #[test]
+    fn bad_turn_text_is_an_error() {
+        let mut board = hwpn::parse("A=r1b3:g3:/B=y2b1::g3/X=g2:y1y2: 0").unwrap();
+        let before = board.clone();
+        for text in [
+            "",
+            "fly y1 A B",
+            "move y1 A",
+            "move q1 A B",
+            "move y1 A Nowhere",
+            "build g2 A",
+            "cat A purple",
+        ] {
+            assert!(
+                board.play_turn_text(&Rules::STANDARD, text).is_err(),
+                "{text}"
+            );
+            assert_eq!(board, before);
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! Game records: replay of SuperDuperGames transcripts (work in progress).

@@ -1,0 +1,295 @@
+//! Single-action generation: every legal next step from any partial-turn state.
+//!
+//! This is the level the search walks, one action at a time, so it allocates
+//! nothing: actions go to a caller's closure. Two kinds of duplicate are
+//! dropped here because they can never lead to different positions: copies of
+//! one piece type (rules.md E1) and moves into one of several identical
+//! non-home systems (E3). Everything else is left to the callers, since which
+//! orders of independent actions to keep is a search decision.
+//!
+//! Ending the turn is not an action. Callers end a turn with
+//! [`Position::end_turn`], which is a pass when nothing has happened yet.
+
+use super::piece::{Colour, Piece, PieceSet, Player};
+use super::position::{Action, Position, Slot, System, TurnState, HOME_SLOTS, SLOT_COUNT};
+use super::profile::{CatastropheTiming, Rules};
+
+/// Upper bound on the actions from one state. Each of the at most 34 groups
+/// of same-type own ships in one system yields at most 16 moves, 12
+/// discoveries, 3 trades, 1 sacrifice and 1 capture target; builds add at most
+/// 4 per system and catastrophes 4 per system: 34 × 33 + 18 × 8 = 1,266.
+pub const MAX_ACTIONS: usize = 1_280;
+
+/// A fixed-capacity list of actions, for callers that want a slice.
+pub struct ActionList {
+    actions: [Action; MAX_ACTIONS],
+    len: usize,
+}
+
+impl Default for ActionList {
+    fn default() -> ActionList {
+        ActionList {
+            actions: [Action::Pass; MAX_ACTIONS],
+            len: 0,
+        }
+    }
+}
+
+impl ActionList {
+    /// Adds an action; beyond the proven capacity it is dropped.
+    pub fn push(&mut self, action: Action) {
+        if self.len < MAX_ACTIONS {
+            self.actions[self.len] = action;
+            self.len += 1;
+        }
+    }
+
+    /// Empties the list.
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    /// The actions collected.
+    pub fn as_slice(&self) -> &[Action] {
+        &self.actions[..self.len]
+    }
+}
+
+/// Per-call facts about a position that every generator step needs.
+struct Context {
+    bank: PieceSet,
+    systems: [System; SLOT_COUNT],
+    /// Occupied slots, homes first.
+    occupied: [Slot; SLOT_COUNT],
+    occupied_count: usize,
+    has_free_slot: bool,
+}
+
+impl Context {
+    fn new(position: &Position) -> Context {
+        let mut systems = [System::default(); SLOT_COUNT];
+        let mut occupied = [0; SLOT_COUNT];
+        let mut occupied_count = 0;
+        let mut used = PieceSet::EMPTY;
+        for slot in 0..SLOT_COUNT as Slot {
+            let system = position.system(slot);
+            systems[slot as usize] = system;
+            if system.exists() {
+                occupied[occupied_count] = slot;
+                occupied_count += 1;
+                used = used.plus(system.pieces());
+            }
+        }
+        Context {
+            bank: used.complement(),
+            systems,
+            occupied,
+            occupied_count,
+            has_free_slot: occupied_count
+                - (0..HOME_SLOTS).filter(|&h| systems[h].exists()).count()
+                < SLOT_COUNT - HOME_SLOTS,
+        }
+    }
+
+    fn occupied(&self) -> &[Slot] {
+        &self.occupied[..self.occupied_count]
+    }
+}
+
+impl Position {
+    /// Calls `visit` with every legal next action from this state. It does not
+    /// include ending the turn (see [`Position::end_turn`]).
+    pub fn for_each_action(&self, rules: &Rules, mut visit: impl FnMut(Action)) {
+        let mover = self.side_to_move();
+        let context = Context::new(self);
+        if self.in_setup() {
+            if !self.home_created(mover) && self.turn_state() == TurnState::Start {
+                homeworld_actions(rules, context.bank, &mut visit);
+            }
+            return;
+        }
+        let state = self.turn_state();
+        if state == TurnState::Start && rules.catastrophe_timing == CatastropheTiming::End {
+            // Under `end` timing catastrophes follow the core, so a pass turn
+            // with catastrophes needs the pass as an explicit first step.
+            visit(Action::Pass);
+        }
+        let catastrophes_now = match (rules.catastrophe_timing, state) {
+            (CatastropheTiming::End, TurnState::Start) => false,
+            _ => true,
+        };
+        if catastrophes_now {
+            for &slot in context.occupied() {
+                let system = context.systems[slot as usize];
+                for colour in Colour::ALL {
+                    if system.is_overpopulated(colour) {
+                        visit(Action::Catastrophe {
+                            system: slot,
+                            colour,
+                        });
+                    }
+                }
+            }
+        }
+        match state {
+            TurnState::Done => {}
+            TurnState::Start => {
+                for &slot in context.occupied() {
+                    let system = context.systems[slot as usize];
+                    let own = system.ships[mover.index()];
+                    if own.is_empty() {
+                        continue;
+                    }
+                    for ship in own.types() {
+                        visit(Action::Sacrifice { system: slot, ship });
+                    }
+                    let access = system.access(mover);
+                    for colour in Colour::ALL {
+                        if access & (1 << colour.index()) != 0 {
+                            colour_actions(&context, mover, slot, colour, &mut visit);
+                        }
+                    }
+                }
+            }
+            TurnState::Sacrifice { colour, remaining } => {
+                if remaining > 0 {
+                    for &slot in context.occupied() {
+                        if !context.systems[slot as usize].ships[mover.index()].is_empty() {
+                            colour_actions(&context, mover, slot, colour, &mut visit);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Collects [`Position::for_each_action`] into a list.
+    pub fn legal_actions(&self, rules: &Rules, list: &mut ActionList) {
+        list.clear();
+        self.for_each_action(rules, |action| list.push(action));
+    }
+}
+
+/// Every setup choice: two stars (unordered) and a ship, within the bank.
+fn homeworld_actions(rules: &Rules, bank: PieceSet, visit: &mut impl FnMut(Action)) {
+    for star in bank.types() {
+        let mut after_star = bank;
+        after_star.remove(star);
+        let mut seconds: Vec<Option<Piece>> = after_star
+            .types()
+            .filter(|second| *second >= star)
+            .map(Some)
+            .collect();
+        if rules.one_star_home {
+            seconds.push(None);
+        }
+        for second_star in seconds {
+            let mut remaining = after_star;
+            if let Some(second) = second_star {
+                remaining.remove(second);
+            }
+            for ship in remaining.types() {
+                if ship.size() == 3 || rules.any_ship_size {
+                    visit(Action::Homeworld {
+                        star,
+                        second_star,
+                        ship,
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// The actions of one colour that `mover` can take in `slot`.
+fn colour_actions(
+    context: &Context,
+    mover: Player,
+    slot: Slot,
+    colour: Colour,
+    visit: &mut impl FnMut(Action),
+) {
+    let me = mover.index();
+    let system = context.systems[slot as usize];
+    let own = system.ships[me];
+    match colour {
+        Colour::Green => {
+            for built_colour in Colour::ALL {
+                if own.has_colour(built_colour) {
+                    if let Some(piece) = context.bank.smallest_of_colour(built_colour) {
+                        visit(Action::Build {
+                            system: slot,
+                            piece,
+                        });
+                    }
+                }
+            }
+        }
+        Colour::Blue => {
+            for from in own.types() {
+                for to_colour in Colour::ALL {
+                    if to_colour == from.colour() {
+                        continue;
+                    }
+                    let to = Piece::new(to_colour, from.size()).expect("sizes are 1..=3");
+                    if context.bank.count(to) > 0 {
+                        visit(Action::Trade {
+                            system: slot,
+                            from,
+                            to,
+                        });
+                    }
+                }
+            }
+        }
+        Colour::Yellow => {
+            let sizes = system.size_mask();
+            for ship in own.types() {
+                // Moves: skip a destination identical to an earlier one (E3).
+                let occupied = context.occupied();
+                for (index, &to) in occupied.iter().enumerate() {
+                    if to == slot {
+                        continue;
+                    }
+                    let target = context.systems[to as usize];
+                    if target.size_mask() & sizes != 0 {
+                        continue;
+                    }
+                    if to as usize >= HOME_SLOTS
+                        && occupied[..index].iter().any(|&earlier| {
+                            earlier as usize >= HOME_SLOTS
+                                && earlier != slot
+                                && context.systems[earlier as usize] == target
+                        })
+                    {
+                        continue;
+                    }
+                    visit(Action::Move {
+                        from: slot,
+                        to,
+                        ship,
+                    });
+                }
+                if context.has_free_slot {
+                    for star in context.bank.types() {
+                        if sizes & (1 << star.size()) == 0 {
+                            visit(Action::Discover {
+                                from: slot,
+                                ship,
+                                star,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        Colour::Red => {
+            let largest = own.largest_size();
+            for ship in system.ships[1 - me].types() {
+                if ship.size() <= largest {
+                    visit(Action::Capture { system: slot, ship });
+                }
+            }
+        }
+    }
+}

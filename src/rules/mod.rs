@@ -1,0 +1,20 @@
+//! The rules core: pieces, positions, actions, turn generation.
+//!
+//! It depends on nothing else in the crate. Search, notation and protocol all
+//! build on it, never the other way round. Everything here works on slots;
+//! names belong to the notation layer.
+
+pub mod generate;
+pub mod piece;
+pub mod position;
+pub mod profile;
+pub mod turns;
+
+pub use generate::{ActionList, MAX_ACTIONS};
+pub use piece::{Colour, Piece, PieceSet, Player};
+pub use position::{
+    Action, IllegalReason, Outcome, Position, SetupError, Slot, System, TurnState, HOME_SLOTS,
+    SLOT_COUNT,
+};
+pub use profile::{CatastropheTiming, Repetition, Rules, SelfElimination, UnknownRules};
+pub use turns::{HashSet64, Turn, TurnEnumerator};

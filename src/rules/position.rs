@@ -1,0 +1,1292 @@
+//! The position: a 128-byte `Copy` value with an incrementally updated hash.
+//!
+//! # Layout
+//! A position has 18 system *slots*. Slot 0 is player 0's homeworld and slot 1
+//! is player 1's; slots 2..18 hold the other systems in no particular order.
+//! Each slot stores the two fleets as two [`PieceSet`]s (24 bits each, 2 bits
+//! per piece type) packed into three `u16`s, and its stars as 4-bit nibbles
+//! (0 = no star, otherwise piece index + 1). The bank is never stored: it is
+//! 36 pieces minus what is on the map (rules.md R1.2).
+//!
+//! # Capacity
+//! Between turns at most 16 non-home systems can exist: each needs a star and
+//! a ship, and each living homeworld holds at least a star and a ship (R1.7),
+//! so 16 × 2 + 2 × 2 = 36. A 17th could only be discovered mid-turn when both
+//! homeworlds are down to a bare star with no ships (or one is gone), that is
+//! in a turn whose result is already decided: nobody can give the opponent
+//! ships back, and the mover's fleet would have to abandon a system to return
+//! home. A discovery that needs a 17th slot is therefore rejected as
+//! [`IllegalReason::NoFreeSlot`]; no game result depends on it.
+//!
+//! # Identity
+//! Equality and the hash ignore system names (they live beside the position,
+//! in the notation layer), piece copies, and the order of non-home systems:
+//! the non-home systems form a multiset. The hash adds a mixed hash of each
+//! system's contents (wrapping addition, so identical systems do not cancel
+//! as they would with XOR), the two home slots with their own salts, and one
+//! mixed key for the side to move, setup progress and the state of the turn.
+
+use std::fmt;
+
+use super::piece::{Colour, Piece, PieceSet, Player};
+use super::profile::{CatastropheTiming, Rules, SelfElimination};
+
+/// Index of a system slot: 0 and 1 are the homes, 2..18 the other systems.
+pub type Slot = u8;
+
+/// Number of system slots in a position.
+pub const SLOT_COUNT: usize = 18;
+/// Number of home slots (slot `p` is player `p`'s home).
+pub const HOME_SLOTS: usize = 2;
+
+/// The contents of one system slot, unpacked for reading and editing.
+///
+/// Stars are a multiset too, because a homeworld may have two identical stars.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct System {
+    /// The stars: none for an empty slot, 1 for a non-home system, 1–2 for a home.
+    pub stars: PieceSet,
+    /// Ships owned by each player.
+    pub ships: [PieceSet; 2],
+}
+
+impl System {
+    /// Whether a system occupies this slot (every live system has a star).
+    pub fn exists(self) -> bool {
+        !self.stars.is_empty()
+    }
+
+    /// All ships of both players.
+    pub fn all_ships(self) -> PieceSet {
+        self.ships[0].plus(self.ships[1])
+    }
+
+    /// Whether neither player has a ship here.
+    pub fn has_no_ships(self) -> bool {
+        self.ships[0].is_empty() && self.ships[1].is_empty()
+    }
+
+    /// The star sizes as a bit mask (bit `s` for size `s`). Two systems are
+    /// connected exactly when their masks are disjoint (rules.md R4.1).
+    pub fn size_mask(self) -> u8 {
+        self.stars
+            .types()
+            .fold(0, |mask, piece| mask | 1 << piece.size())
+    }
+
+    /// Pieces of `colour` here, stars and both fleets (rules.md R8.1).
+    pub fn colour_count(self, colour: Colour) -> u32 {
+        self.stars.colour_count(colour) + self.all_ships().colour_count(colour)
+    }
+
+    /// Whether `colour` is overpopulated here (4 or more pieces).
+    pub fn is_overpopulated(self, colour: Colour) -> bool {
+        self.colour_count(colour) >= 4
+    }
+
+    /// Colours `player` may use for a basic action here: star colours plus the
+    /// colours of the player's own ships (rules.md R5.1).
+    pub fn access(self, player: Player) -> u8 {
+        let own = self.stars.plus(self.ships[player.index()]);
+        Colour::ALL
+            .iter()
+            .filter(|&&colour| own.has_colour(colour))
+            .fold(0, |mask, &colour| mask | 1 << colour.index())
+    }
+
+    /// Every piece in the system.
+    pub fn pieces(self) -> PieceSet {
+        self.stars.plus(self.all_ships())
+    }
+
+    /// The packed form: both fleets in bits 0..48, star nibbles above. Stars
+    /// are written smaller-first so that equal systems pack equally.
+    pub fn word(self) -> u64 {
+        let mut stars = self.stars.copies();
+        let first = stars.next().map_or(0, |piece| piece.index() as u64 + 1);
+        let second = stars.next().map_or(0, |piece| piece.index() as u64 + 1);
+        self.ships[0].0 as u64 | (self.ships[1].0 as u64) << 24 | first << 48 | second << 52
+    }
+}
+
+/// Where the current turn stands (rules.md R10.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TurnState {
+    /// Nothing but catastrophes has happened yet this turn.
+    Start,
+    /// The turn's pass, basic action or last sacrifice action is done:
+    /// only catastrophes and the end of the turn remain.
+    Done,
+    /// Inside a sacrifice: `remaining` (1..=3) actions of `colour` may follow.
+    Sacrifice {
+        /// The sacrificed ship's colour: the only power available.
+        colour: Colour,
+        /// Actions still allowed; unused ones may be forfeited.
+        remaining: u8,
+    },
+}
+
+impl TurnState {
+    fn encode(self) -> u16 {
+        match self {
+            TurnState::Start => 0,
+            TurnState::Done => 1,
+            TurnState::Sacrifice { colour, remaining } => {
+                2 | (colour as u16) << 2 | (remaining as u16) << 4
+            }
+        }
+    }
+
+    fn decode(bits: u16) -> TurnState {
+        match bits & 3 {
+            0 => TurnState::Start,
+            1 => TurnState::Done,
+            _ => TurnState::Sacrifice {
+                colour: Colour::ALL[((bits >> 2) & 3) as usize],
+                remaining: ((bits >> 4) & 3) as u8,
+            },
+        }
+    }
+}
+
+/// The result of a game, as judged at the end of a turn (rules.md R11.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// Both players are alive.
+    Ongoing,
+    /// This player won: the other has no homeworld or no ship of their own there.
+    Win(Player),
+    /// Both players were eliminated in the same turn.
+    Draw,
+}
+
+/// One step of a turn: what the single-action generator produces and what a
+/// turn is made of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Action {
+    /// Setup: create the mover's homeworld. `second_star` is `None` only
+    /// under the one-star-home handicap.
+    Homeworld {
+        /// The first star.
+        star: Piece,
+        /// The second star, if any.
+        second_star: Option<Piece>,
+        /// The starting ship.
+        ship: Piece,
+    },
+    /// Green: take the smallest bank piece of `piece`'s colour as a new ship.
+    /// The size is forced; naming another size is illegal (rules.md T10).
+    Build {
+        /// Where.
+        system: Slot,
+        /// The piece built.
+        piece: Piece,
+    },
+    /// Blue: exchange a ship for a bank piece of the same size and another colour.
+    Trade {
+        /// Where.
+        system: Slot,
+        /// The ship given up.
+        from: Piece,
+        /// The piece taken.
+        to: Piece,
+    },
+    /// Yellow: move a ship to a connected existing system.
+    Move {
+        /// Origin.
+        from: Slot,
+        /// Destination.
+        to: Slot,
+        /// The ship.
+        ship: Piece,
+    },
+    /// Yellow: create a system with a bank piece as its star and move a ship there.
+    Discover {
+        /// Origin.
+        from: Slot,
+        /// The ship.
+        ship: Piece,
+        /// The new star, whose size must differ from the origin's stars.
+        star: Piece,
+    },
+    /// Red: take over an enemy ship no larger than the mover's largest ship there.
+    Capture {
+        /// Where.
+        system: Slot,
+        /// The enemy ship.
+        ship: Piece,
+    },
+    /// Return an own ship to the bank for up to `size` actions of its colour.
+    Sacrifice {
+        /// Where.
+        system: Slot,
+        /// The ship.
+        ship: Piece,
+    },
+    /// Destroy every piece of an overpopulated colour in a system.
+    Catastrophe {
+        /// Where.
+        system: Slot,
+        /// The overpopulated colour.
+        colour: Colour,
+    },
+    /// Do nothing: the turn's core at the start, or (notation only) one unused
+    /// sacrifice action.
+    Pass,
+}
+
+impl Action {
+    /// The power an action needs, if it is one of the four colour actions.
+    pub fn power(self) -> Option<Colour> {
+        match self {
+            Action::Build { .. } => Some(Colour::Green),
+            Action::Trade { .. } => Some(Colour::Blue),
+            Action::Move { .. } | Action::Discover { .. } => Some(Colour::Yellow),
+            Action::Capture { .. } => Some(Colour::Red),
+            _ => None,
+        }
+    }
+
+    /// Packs the action into 32 bits, for tree edges: kind in bits 0..4, then
+    /// two 5-bit slots and three 4-bit piece fields.
+    pub fn pack(self) -> u32 {
+        let piece = |piece: Piece| piece.index() as u32 + 1;
+        let (kind, first, second, a, b, c) = match self {
+            Action::Homeworld {
+                star,
+                second_star,
+                ship,
+            } => (
+                1,
+                0,
+                0,
+                piece(star),
+                second_star.map_or(0, piece),
+                piece(ship),
+            ),
+            Action::Build { system, piece: p } => (2, system as u32, 0, piece(p), 0, 0),
+            Action::Trade { system, from, to } => (3, system as u32, 0, piece(from), piece(to), 0),
+            Action::Move { from, to, ship } => (4, from as u32, to as u32, piece(ship), 0, 0),
+            Action::Discover { from, ship, star } => {
+                (5, from as u32, 0, piece(ship), piece(star), 0)
+            }
+            Action::Capture { system, ship } => (6, system as u32, 0, piece(ship), 0, 0),
+            Action::Sacrifice { system, ship } => (7, system as u32, 0, piece(ship), 0, 0),
+            Action::Catastrophe { system, colour } => {
+                (8, system as u32, 0, colour as u32 + 1, 0, 0)
+            }
+            Action::Pass => (9, 0, 0, 0, 0, 0),
+        };
+        kind | first << 4 | second << 9 | a << 14 | b << 18 | c << 22
+    }
+
+    /// Unpacks [`Action::pack`]; `None` for a value no action packs to.
+    pub fn unpack(bits: u32) -> Option<Action> {
+        let first = ((bits >> 4) & 31) as Slot;
+        let second = ((bits >> 9) & 31) as Slot;
+        let field = |shift: u32| ((bits >> shift) & 15) as usize;
+        let piece = |shift: u32| field(shift).checked_sub(1).and_then(Piece::from_index);
+        Some(match bits & 15 {
+            1 => Action::Homeworld {
+                star: piece(14)?,
+                second_star: piece(18),
+                ship: piece(22)?,
+            },
+            2 => Action::Build {
+                system: first,
+                piece: piece(14)?,
+            },
+            3 => Action::Trade {
+                system: first,
+                from: piece(14)?,
+                to: piece(18)?,
+            },
+            4 => Action::Move {
+                from: first,
+                to: second,
+                ship: piece(14)?,
+            },
+            5 => Action::Discover {
+                from: first,
+                ship: piece(14)?,
+                star: piece(18)?,
+            },
+            6 => Action::Capture {
+                system: first,
+                ship: piece(14)?,
+            },
+            7 => Action::Sacrifice {
+                system: first,
+                ship: piece(14)?,
+            },
+            8 => Action::Catastrophe {
+                system: first,
+                colour: Colour::from_index(field(14).checked_sub(1)?)?,
+            },
+            9 => Action::Pass,
+            _ => return None,
+        })
+    }
+}
+
+/// Why an action or the end of a turn is illegal. Each variant names the
+/// rule, so that error messages can say exactly what is wrong.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IllegalReason {
+    /// The game is already over.
+    GameOver,
+    /// A setup action outside setup, or a normal action during setup.
+    WrongPhase,
+    /// The homeworld would use pieces the bank does not have.
+    HomeworldPiecesUnavailable,
+    /// The rules require a Large starting ship.
+    StartingShipNotLarge,
+    /// The rules require two stars.
+    OneStarHome,
+    /// The turn's core (pass, basic action or sacrifice) is already used.
+    TurnCoreUsed,
+    /// A sacrifice action of another colour than the sacrificed ship's.
+    WrongSacrificeColour,
+    /// The slot holds no system.
+    NoSuchSystem,
+    /// The mover has no ship in that system.
+    NoOwnShipThere,
+    /// The mover does not own that ship there.
+    NoSuchShip,
+    /// A basic action needs its colour among the system's stars or own ships.
+    NoAccess,
+    /// A build needs an own ship of the built colour in the system.
+    NoShipOfColour,
+    /// The bank has no piece of that colour.
+    BankEmptyOfColour,
+    /// Builds take the smallest bank piece of the colour.
+    BuildSizeNotSmallest,
+    /// A trade must change colour.
+    TradeSameColour,
+    /// A trade keeps the size.
+    TradeSizeChanges,
+    /// The bank lacks the piece asked for.
+    PieceNotInBank,
+    /// The destination is the origin.
+    MoveToSameSystem,
+    /// The two systems share a star size.
+    NotConnected,
+    /// A discovered star must differ in size from the origin's stars.
+    DiscoverySizeShared,
+    /// No slot is free for a new system (see the module docs).
+    NoFreeSlot,
+    /// The target is not an enemy ship there.
+    NoEnemyShip,
+    /// Capturing needs an own ship at least as large as the target.
+    TargetTooLarge,
+    /// A catastrophe needs four pieces of the colour.
+    NotOverpopulated,
+    /// The catastrophe timing rule forbids a catastrophe now.
+    CatastropheTiming,
+    /// The turn would eliminate the mover and the rules forbid that.
+    SelfElimination,
+    /// The win leaves a fatal overpopulation at the mover's home (CLI rule).
+    FatalOverpopulation,
+    /// The homeworld has not been created yet, so the setup turn cannot end.
+    SetupIncomplete,
+}
+
+impl fmt::Display for IllegalReason {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = match self {
+            IllegalReason::GameOver => "the game is over",
+            IllegalReason::WrongPhase => "not allowed in this phase of the game (setup vs play)",
+            IllegalReason::HomeworldPiecesUnavailable => {
+                "the bank does not have those pieces (R3.5)"
+            }
+            IllegalReason::StartingShipNotLarge => "the starting ship must be Large (R3.3)",
+            IllegalReason::OneStarHome => "a homeworld needs two stars (R3.2)",
+            IllegalReason::TurnCoreUsed => {
+                "the turn already has its pass, basic action or sacrifice (R10.2)"
+            }
+            IllegalReason::WrongSacrificeColour => {
+                "sacrifice actions must be of the sacrificed ship's colour (§7.1)"
+            }
+            IllegalReason::NoSuchSystem => "no such system",
+            IllegalReason::NoOwnShipThere => "the mover has no ship in that system (R7.4)",
+            IllegalReason::NoSuchShip => "the mover has no such ship there",
+            IllegalReason::NoAccess => "that colour is not available there (R5.2)",
+            IllegalReason::NoShipOfColour => {
+                "a build needs an own ship of that colour in the system (§6.1)"
+            }
+            IllegalReason::BankEmptyOfColour => "the bank has no piece of that colour",
+            IllegalReason::BuildSizeNotSmallest => {
+                "a build takes the smallest piece of the colour in the bank (§6.1)"
+            }
+            IllegalReason::TradeSameColour => "a trade must change colour (§6.2)",
+            IllegalReason::TradeSizeChanges => "a trade keeps the size (§6.2)",
+            IllegalReason::PieceNotInBank => "that piece is not in the bank",
+            IllegalReason::MoveToSameSystem => "the ship is already there",
+            IllegalReason::NotConnected => {
+                "the systems share a star size, so they are not connected (R4.1)"
+            }
+            IllegalReason::DiscoverySizeShared => {
+                "the new star's size must differ from the origin's stars (R4.3)"
+            }
+            IllegalReason::NoFreeSlot => "no room for another system",
+            IllegalReason::NoEnemyShip => "no such enemy ship there",
+            IllegalReason::TargetTooLarge => {
+                "the mover's largest ship there is smaller than the target (§6.4)"
+            }
+            IllegalReason::NotOverpopulated => "that colour is not overpopulated there (R8.1)",
+            IllegalReason::CatastropheTiming => {
+                "these rules do not allow a catastrophe at this point (R8.6)"
+            }
+            IllegalReason::SelfElimination => "the turn would eliminate the mover (R11.3)",
+            IllegalReason::FatalOverpopulation => {
+                "the win leaves a fatal overpopulation at the mover's home (R8.7)"
+            }
+            IllegalReason::SetupIncomplete => "the setup turn must create a homeworld (R3.2)",
+        };
+        formatter.write_str(text)
+    }
+}
+
+impl std::error::Error for IllegalReason {}
+
+/// Mixes a 64-bit value (the splitmix64 finaliser); used for per-system hashes.
+pub(crate) fn mix(mut value: u64) -> u64 {
+    value = (value ^ (value >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    value = (value ^ (value >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    value ^ (value >> 31)
+}
+
+const HOME_SALT: [u64; 2] = [0x243F_6A88_85A3_08D3, 0x1319_8A2E_0370_7344];
+const OTHER_SALT: u64 = 0xA409_3822_299F_31D0;
+const META_SALT: u64 = 0x082E_FA98_EC4E_6C89;
+
+/// Bits of `Position::meta`.
+const META_SIDE: u16 = 1;
+const META_CREATED: [u16; 2] = [2, 4];
+const META_TURN_SHIFT: u16 = 3;
+
+/// A Binary Homeworlds position: the map, the side to move, setup progress
+/// and the state of the turn in progress. See the module docs for the layout
+/// and what equality means.
+#[derive(Clone, Copy)]
+#[repr(C)]
+pub struct Position {
+    hash: u64,
+    /// Star nibbles of the non-home slots 2..18.
+    other_stars: u64,
+    /// Per slot, three `u16`s: player 0's ships (24 bits) then player 1's.
+    ships: [u16; 3 * SLOT_COUNT],
+    /// Star nibbles of the homes: two per home.
+    home_stars: u16,
+    /// Side to move, which homes were created, and the turn state.
+    meta: u16,
+}
+
+impl Default for Position {
+    fn default() -> Position {
+        Position::start()
+    }
+}
+
+impl Position {
+    /// The empty map before either homeworld exists, player 0 to move.
+    pub fn start() -> Position {
+        let mut position = Position {
+            hash: 0,
+            other_stars: 0,
+            ships: [0; 3 * SLOT_COUNT],
+            home_stars: 0,
+            meta: 0,
+        };
+        position.hash = position.compute_hash();
+        position
+    }
+
+    /// The incrementally maintained hash. Equal positions have equal hashes.
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// Recomputes the hash from scratch; tests compare it with [`Position::hash`].
+    pub fn compute_hash(&self) -> u64 {
+        let mut hash = mix(self.meta as u64 ^ META_SALT);
+        for slot in 0..SLOT_COUNT as Slot {
+            hash = hash.wrapping_add(self.system_hash(slot, self.system(slot)));
+        }
+        hash
+    }
+
+    fn system_hash(&self, slot: Slot, system: System) -> u64 {
+        if (slot as usize) < HOME_SLOTS {
+            mix(system.word() ^ HOME_SALT[slot as usize])
+        } else if system.exists() {
+            mix(system.word() ^ OTHER_SALT)
+        } else {
+            0
+        }
+    }
+
+    /// The player whose turn it is.
+    pub fn side_to_move(&self) -> Player {
+        if self.meta & META_SIDE == 0 {
+            Player::First
+        } else {
+            Player::Second
+        }
+    }
+
+    /// The state of the turn in progress.
+    pub fn turn_state(&self) -> TurnState {
+        TurnState::decode(self.meta >> META_TURN_SHIFT)
+    }
+
+    /// Whether `player` has created a homeworld (it may since have been destroyed).
+    pub fn home_created(&self, player: Player) -> bool {
+        self.meta & META_CREATED[player.index()] != 0
+    }
+
+    /// Whether the game is still in its setup turns.
+    pub fn in_setup(&self) -> bool {
+        !(self.home_created(Player::First) && self.home_created(Player::Second))
+    }
+
+    fn set_meta(&mut self, meta: u16) {
+        self.hash = self
+            .hash
+            .wrapping_sub(mix(self.meta as u64 ^ META_SALT))
+            .wrapping_add(mix(meta as u64 ^ META_SALT));
+        self.meta = meta;
+    }
+
+    fn set_turn_state(&mut self, state: TurnState) {
+        let state = match state {
+            TurnState::Sacrifice { remaining: 0, .. } => TurnState::Done,
+            other => other,
+        };
+        let meta = self.meta & ((1 << META_TURN_SHIFT) - 1) | state.encode() << META_TURN_SHIFT;
+        self.set_meta(meta);
+    }
+
+    /// The contents of a slot (an empty [`System`] for an unused slot).
+    #[inline]
+    pub fn system(&self, slot: Slot) -> System {
+        let index = slot as usize;
+        let base = 3 * index;
+        let bits = self.ships[base] as u64
+            | (self.ships[base + 1] as u64) << 16
+            | (self.ships[base + 2] as u64) << 32;
+        let nibbles = if index < HOME_SLOTS {
+            (self.home_stars >> (8 * index)) as u64 & 0xFF
+        } else {
+            (self.other_stars >> (4 * (index - HOME_SLOTS))) & 0xF
+        };
+        let mut stars = PieceSet::EMPTY;
+        for nibble in [nibbles & 0xF, nibbles >> 4] {
+            if nibble != 0 {
+                stars.add(Piece::ALL[nibble as usize - 1]);
+            }
+        }
+        System {
+            stars,
+            ships: [
+                PieceSet((bits & 0xFF_FFFF) as u32),
+                PieceSet((bits >> 24) as u32),
+            ],
+        }
+    }
+
+    /// Overwrites a slot, keeping the hash up to date. Non-home slots hold at
+    /// most one star; the caller guarantees it.
+    fn set_system(&mut self, slot: Slot, system: System) {
+        let old = self.system(slot);
+        self.hash = self
+            .hash
+            .wrapping_sub(self.system_hash(slot, old))
+            .wrapping_add(self.system_hash(slot, system));
+        let word = system.word();
+        let index = slot as usize;
+        let base = 3 * index;
+        self.ships[base] = word as u16;
+        self.ships[base + 1] = (word >> 16) as u16;
+        self.ships[base + 2] = (word >> 32) as u16;
+        let nibbles = (word >> 48) & 0xFF;
+        if index < HOME_SLOTS {
+            let shift = 8 * index;
+            self.home_stars = self.home_stars & !(0xFF << shift) | (nibbles as u16) << shift;
+        } else {
+            debug_assert!(nibbles >> 4 == 0, "a non-home system has one star");
+            let shift = 4 * (index - HOME_SLOTS);
+            self.other_stars = self.other_stars & !(0xF << shift) | (nibbles & 0xF) << shift;
+        }
+    }
+
+    /// Slots that currently hold a system, homes first.
+    pub fn occupied_slots(&self) -> impl Iterator<Item = Slot> + '_ {
+        (0..SLOT_COUNT as Slot).filter(move |&slot| self.system(slot).exists())
+    }
+
+    /// The lowest free non-home slot, where the next discovery goes.
+    pub fn free_slot(&self) -> Option<Slot> {
+        (0..(SLOT_COUNT - HOME_SLOTS))
+            .find(|index| (self.other_stars >> (4 * index)) & 0xF == 0)
+            .map(|index| (index + HOME_SLOTS) as Slot)
+    }
+
+    /// The bank, derived from the map.
+    pub fn bank(&self) -> PieceSet {
+        let mut used = PieceSet::EMPTY;
+        for slot in 0..SLOT_COUNT as Slot {
+            used = used.plus(self.system(slot).pieces());
+        }
+        used.complement()
+    }
+
+    /// Whether `player` is alive: their homeworld exists and holds one of
+    /// their own ships (rules.md R11.1).
+    pub fn is_alive(&self, player: Player) -> bool {
+        let home = self.system(player.index() as Slot);
+        home.exists() && !home.ships[player.index()].is_empty()
+    }
+
+    /// The result as it stands between turns. During setup the game is ongoing.
+    pub fn outcome(&self) -> Outcome {
+        if self.in_setup() {
+            return Outcome::Ongoing;
+        }
+        match (self.is_alive(Player::First), self.is_alive(Player::Second)) {
+            (true, true) => Outcome::Ongoing,
+            (true, false) => Outcome::Win(Player::First),
+            (false, true) => Outcome::Win(Player::Second),
+            (false, false) => Outcome::Draw,
+        }
+    }
+
+    /// Builds a position from systems, for the text parsers. Validates the
+    /// piece supply and the shape of each system; names are the caller's.
+    pub fn from_parts(
+        homes: [Option<System>; 2],
+        created: [bool; 2],
+        others: &[System],
+        side_to_move: Player,
+    ) -> Result<Position, SetupError> {
+        let mut position = Position::start();
+        let mut used = PieceSet::EMPTY;
+        for (index, home) in homes.iter().enumerate() {
+            if let Some(system) = home {
+                if !created[index] {
+                    return Err(SetupError::HomeNotCreated(index));
+                }
+                if system.stars.len() > 2 || system.stars.is_empty() {
+                    return Err(SetupError::HomeStars(index));
+                }
+                if !used.fits_with(system.pieces()) {
+                    return Err(SetupError::TooManyCopies);
+                }
+                used = used.plus(system.pieces());
+                position.set_system(index as Slot, *system);
+            }
+        }
+        if others.len() > SLOT_COUNT - HOME_SLOTS {
+            return Err(SetupError::TooManySystems(others.len()));
+        }
+        for (index, system) in others.iter().enumerate() {
+            if system.stars.len() != 1 {
+                return Err(SetupError::SystemStars(index));
+            }
+            if system.has_no_ships() {
+                return Err(SetupError::SystemWithoutShips(index));
+            }
+            if !used.fits_with(system.pieces()) {
+                return Err(SetupError::TooManyCopies);
+            }
+            used = used.plus(system.pieces());
+            position.set_system((index + HOME_SLOTS) as Slot, *system);
+        }
+        let mut meta = 0;
+        if side_to_move == Player::Second {
+            meta |= META_SIDE;
+        }
+        for player in Player::BOTH {
+            if created[player.index()] {
+                meta |= META_CREATED[player.index()];
+            }
+        }
+        // Setup order (R3.1): player 0 creates first, then player 1.
+        let setup_ok = match (created[0], created[1]) {
+            (false, false) => side_to_move == Player::First,
+            (true, false) => side_to_move == Player::Second,
+            (false, true) => false,
+            (true, true) => true,
+        };
+        if !setup_ok {
+            return Err(SetupError::SetupOrder);
+        }
+        position.set_meta(meta);
+        Ok(position)
+    }
+
+    /// Sets the turn state, for parsers of mid-turn positions.
+    pub fn with_turn_state(mut self, state: TurnState) -> Position {
+        self.set_turn_state(state);
+        self
+    }
+
+    /// The non-home systems' packed words, sorted: the canonical multiset.
+    fn sorted_other_words(&self) -> ([u64; SLOT_COUNT - HOME_SLOTS], usize) {
+        let mut words = [0u64; SLOT_COUNT - HOME_SLOTS];
+        let mut count = 0;
+        for slot in HOME_SLOTS..SLOT_COUNT {
+            let system = self.system(slot as Slot);
+            if system.exists() {
+                words[count] = system.word();
+                count += 1;
+            }
+        }
+        words[..count].sort_unstable();
+        (words, count)
+    }
+
+    // ----- applying actions -------------------------------------------------
+
+    /// Applies one action after checking it fully against the rules.
+    ///
+    /// # Errors
+    /// Returns why the action is illegal; the position is then unchanged.
+    pub fn try_apply(&mut self, rules: &Rules, action: Action) -> Result<(), IllegalReason> {
+        self.check(rules, action)?;
+        self.apply_unchecked(rules, action);
+        Ok(())
+    }
+
+    /// Checks an action without applying it.
+    ///
+    /// # Errors
+    /// Returns why the action is illegal.
+    pub fn check(&self, rules: &Rules, action: Action) -> Result<(), IllegalReason> {
+        let mover = self.side_to_move();
+        let me = mover.index();
+        if let Action::Homeworld {
+            star,
+            second_star,
+            ship,
+        } = action
+        {
+            if !self.in_setup() || self.home_created(mover) {
+                return Err(IllegalReason::WrongPhase);
+            }
+            if self.turn_state() != TurnState::Start {
+                return Err(IllegalReason::TurnCoreUsed);
+            }
+            if second_star.is_none() && !rules.one_star_home {
+                return Err(IllegalReason::OneStarHome);
+            }
+            if ship.size() != 3 && !rules.any_ship_size {
+                return Err(IllegalReason::StartingShipNotLarge);
+            }
+            let mut wanted = PieceSet::single(star).plus(PieceSet::single(ship));
+            if let Some(second) = second_star {
+                if !wanted.fits_with(PieceSet::single(second)) {
+                    return Err(IllegalReason::HomeworldPiecesUnavailable);
+                }
+                wanted.add(second);
+            }
+            let bank = self.bank();
+            if Piece::ALL
+                .iter()
+                .any(|&piece| wanted.count(piece) > bank.count(piece))
+            {
+                return Err(IllegalReason::HomeworldPiecesUnavailable);
+            }
+            return Ok(());
+        }
+        if self.in_setup() {
+            return Err(IllegalReason::WrongPhase);
+        }
+        let state = self.turn_state();
+        let system_at = |slot: Slot| -> Result<System, IllegalReason> {
+            if slot as usize >= SLOT_COUNT {
+                return Err(IllegalReason::NoSuchSystem);
+            }
+            let system = self.system(slot);
+            if system.exists() {
+                Ok(system)
+            } else {
+                Err(IllegalReason::NoSuchSystem)
+            }
+        };
+        match action {
+            Action::Homeworld { .. } => unreachable!("handled above"),
+            Action::Pass => match state {
+                TurnState::Start | TurnState::Sacrifice { .. } => Ok(()),
+                TurnState::Done => Err(IllegalReason::TurnCoreUsed),
+            },
+            Action::Catastrophe { system, colour } => {
+                let allowed = match (rules.catastrophe_timing, state) {
+                    (CatastropheTiming::Anytime, _) => true,
+                    (CatastropheTiming::Edges, _) => true,
+                    (CatastropheTiming::End, TurnState::Start) => false,
+                    (CatastropheTiming::End, _) => true,
+                };
+                if !allowed {
+                    return Err(IllegalReason::CatastropheTiming);
+                }
+                if !system_at(system)?.is_overpopulated(colour) {
+                    return Err(IllegalReason::NotOverpopulated);
+                }
+                Ok(())
+            }
+            Action::Sacrifice { system, ship } => {
+                if state != TurnState::Start {
+                    return Err(IllegalReason::TurnCoreUsed);
+                }
+                if system_at(system)?.ships[me].count(ship) == 0 {
+                    return Err(IllegalReason::NoSuchShip);
+                }
+                Ok(())
+            }
+            _ => {
+                let power = action.power().expect("colour actions have a power");
+                let acting_slot = match action {
+                    Action::Build { system, .. }
+                    | Action::Trade { system, .. }
+                    | Action::Capture { system, .. } => system,
+                    Action::Move { from, .. } | Action::Discover { from, .. } => from,
+                    _ => unreachable!("only colour actions reach here"),
+                };
+                let here = system_at(acting_slot)?;
+                if here.ships[me].is_empty() {
+                    return Err(IllegalReason::NoOwnShipThere);
+                }
+                match state {
+                    TurnState::Start => {
+                        if here.access(mover) & (1 << power.index()) == 0 {
+                            return Err(IllegalReason::NoAccess);
+                        }
+                    }
+                    TurnState::Sacrifice { colour, .. } => {
+                        if colour != power {
+                            return Err(IllegalReason::WrongSacrificeColour);
+                        }
+                    }
+                    TurnState::Done => return Err(IllegalReason::TurnCoreUsed),
+                }
+                self.check_colour_action(action, here, me)
+            }
+        }
+    }
+
+    fn check_colour_action(
+        &self,
+        action: Action,
+        here: System,
+        me: usize,
+    ) -> Result<(), IllegalReason> {
+        let bank = self.bank();
+        match action {
+            Action::Build { piece, .. } => {
+                if !here.ships[me].has_colour(piece.colour()) {
+                    return Err(IllegalReason::NoShipOfColour);
+                }
+                match bank.smallest_of_colour(piece.colour()) {
+                    None => Err(IllegalReason::BankEmptyOfColour),
+                    Some(smallest) if smallest != piece => Err(IllegalReason::BuildSizeNotSmallest),
+                    Some(_) => Ok(()),
+                }
+            }
+            Action::Trade { from, to, .. } => {
+                if here.ships[me].count(from) == 0 {
+                    return Err(IllegalReason::NoSuchShip);
+                }
+                if from.colour() == to.colour() {
+                    return Err(IllegalReason::TradeSameColour);
+                }
+                if from.size() != to.size() {
+                    return Err(IllegalReason::TradeSizeChanges);
+                }
+                if bank.count(to) == 0 {
+                    return Err(IllegalReason::PieceNotInBank);
+                }
+                Ok(())
+            }
+            Action::Move { from, to, ship } => {
+                if here.ships[me].count(ship) == 0 {
+                    return Err(IllegalReason::NoSuchShip);
+                }
+                if from == to {
+                    return Err(IllegalReason::MoveToSameSystem);
+                }
+                if to as usize >= SLOT_COUNT || !self.system(to).exists() {
+                    return Err(IllegalReason::NoSuchSystem);
+                }
+                if here.size_mask() & self.system(to).size_mask() != 0 {
+                    return Err(IllegalReason::NotConnected);
+                }
+                Ok(())
+            }
+            Action::Discover { ship, star, .. } => {
+                if here.ships[me].count(ship) == 0 {
+                    return Err(IllegalReason::NoSuchShip);
+                }
+                if bank.count(star) == 0 {
+                    return Err(IllegalReason::PieceNotInBank);
+                }
+                if here.size_mask() & (1 << star.size()) != 0 {
+                    return Err(IllegalReason::DiscoverySizeShared);
+                }
+                if self.free_slot().is_none() {
+                    return Err(IllegalReason::NoFreeSlot);
+                }
+                Ok(())
+            }
+            Action::Capture { ship, .. } => {
+                if here.ships[1 - me].count(ship) == 0 {
+                    return Err(IllegalReason::NoEnemyShip);
+                }
+                if here.ships[me].largest_size() < ship.size() {
+                    return Err(IllegalReason::TargetTooLarge);
+                }
+                Ok(())
+            }
+            _ => unreachable!("only colour actions are checked here"),
+        }
+    }
+
+    /// Applies an action the caller knows to be legal (from the generator, or
+    /// checked with [`Position::check`]). An illegal action leaves the position
+    /// in an unspecified but memory-safe state.
+    pub fn apply_unchecked(&mut self, rules: &Rules, action: Action) {
+        let mover = self.side_to_move();
+        let me = mover.index();
+        let state = self.turn_state();
+        match action {
+            Action::Homeworld {
+                star,
+                second_star,
+                ship,
+            } => {
+                let mut system = System::default();
+                system.stars.add(star);
+                if let Some(second) = second_star {
+                    system.stars.add(second);
+                }
+                system.ships[me].add(ship);
+                self.set_system(me as Slot, system);
+                let meta = self.meta | META_CREATED[me];
+                self.set_meta(meta);
+                self.set_turn_state(TurnState::Done);
+                return;
+            }
+            Action::Pass => {
+                let next = match state {
+                    TurnState::Sacrifice { colour, remaining } => TurnState::Sacrifice {
+                        colour,
+                        remaining: remaining.saturating_sub(1),
+                    },
+                    _ => TurnState::Done,
+                };
+                self.set_turn_state(next);
+                return;
+            }
+            Action::Catastrophe { system, colour } => {
+                let mut contents = self.system(system);
+                contents.stars = contents.stars.without_colour(colour);
+                contents.ships[0] = contents.ships[0].without_colour(colour);
+                contents.ships[1] = contents.ships[1].without_colour(colour);
+                self.set_system(system, contents);
+                self.settle(rules, system);
+                let next = match (rules.catastrophe_timing, state) {
+                    (CatastropheTiming::Anytime, _) | (_, TurnState::Start) => state,
+                    _ => TurnState::Done,
+                };
+                self.set_turn_state(next);
+                return;
+            }
+            Action::Sacrifice { system, ship } => {
+                let mut contents = self.system(system);
+                contents.ships[me].remove(ship);
+                self.set_system(system, contents);
+                self.settle(rules, system);
+                self.set_turn_state(TurnState::Sacrifice {
+                    colour: ship.colour(),
+                    remaining: ship.size(),
+                });
+                return;
+            }
+            Action::Build { system, piece } => {
+                let mut contents = self.system(system);
+                contents.ships[me].add(piece);
+                self.set_system(system, contents);
+            }
+            Action::Trade { system, from, to } => {
+                let mut contents = self.system(system);
+                contents.ships[me].remove(from);
+                contents.ships[me].add(to);
+                self.set_system(system, contents);
+            }
+            Action::Move { from, to, ship } => {
+                let mut origin = self.system(from);
+                origin.ships[me].remove(ship);
+                self.set_system(from, origin);
+                let mut destination = self.system(to);
+                destination.ships[me].add(ship);
+                self.set_system(to, destination);
+                self.settle(rules, from);
+            }
+            Action::Discover { from, ship, star } => {
+                // The star is taken before the ship leaves (rules.md §6.3).
+                let Some(slot) = self.free_slot() else {
+                    return;
+                };
+                let mut origin = self.system(from);
+                origin.ships[me].remove(ship);
+                self.set_system(from, origin);
+                let mut created = System::default();
+                created.stars.add(star);
+                created.ships[me].add(ship);
+                self.set_system(slot, created);
+                self.settle(rules, from);
+            }
+            Action::Capture { system, ship } => {
+                let mut contents = self.system(system);
+                contents.ships[1 - me].remove(ship);
+                contents.ships[me].add(ship);
+                self.set_system(system, contents);
+            }
+        }
+        let next = match state {
+            TurnState::Sacrifice { colour, remaining } => TurnState::Sacrifice {
+                colour,
+                remaining: remaining - 1,
+            },
+            _ => TurnState::Done,
+        };
+        self.set_turn_state(next);
+    }
+
+    /// Removes a system that the rules say is gone (rules.md R9): a non-home
+    /// system without ships or without a star, a home without stars, and under
+    /// `home_vanishes_when_empty` a home without ships.
+    fn settle(&mut self, rules: &Rules, slot: Slot) {
+        let system = self.system(slot);
+        if !system.exists() {
+            if !system.has_no_ships() {
+                self.set_system(slot, System::default());
+            }
+            return;
+        }
+        let is_home = (slot as usize) < HOME_SLOTS;
+        if system.has_no_ships() && (!is_home || rules.home_vanishes_when_empty) {
+            self.set_system(slot, System::default());
+        }
+    }
+
+    /// Ends the turn: judges elimination (rules.md R11), enforces the
+    /// profile's self-elimination and CLI rules, and hands the move over.
+    /// Ending at the start of a turn is a pass.
+    ///
+    /// # Errors
+    /// Returns why the turn may not end like this; the position is then unchanged.
+    pub fn end_turn(&mut self, rules: &Rules) -> Result<Outcome, IllegalReason> {
+        let mover = self.side_to_move();
+        if self.in_setup() {
+            if !self.home_created(mover) {
+                return Err(IllegalReason::SetupIncomplete);
+            }
+        } else {
+            let mover_alive = self.is_alive(mover);
+            let opponent_alive = self.is_alive(mover.opponent());
+            if !mover_alive && rules.self_elimination == SelfElimination::Illegal {
+                return Err(IllegalReason::SelfElimination);
+            }
+            if mover_alive
+                && !opponent_alive
+                && rules.fatal_overpopulation_blocks_win
+                && self.home_dies_to_catastrophes(rules, mover)
+            {
+                return Err(IllegalReason::FatalOverpopulation);
+            }
+        }
+        let meta = (self.meta ^ META_SIDE) & ((1 << META_TURN_SHIFT) - 1);
+        self.set_meta(meta);
+        Ok(self.outcome())
+    }
+
+    /// Whether firing every overpopulation at `player`'s home would eliminate
+    /// them (the CLI's `fatalOverpopBlocksWin`, rules.md R8.7).
+    fn home_dies_to_catastrophes(&self, rules: &Rules, player: Player) -> bool {
+        let mut copy = *self;
+        let slot = player.index() as Slot;
+        loop {
+            let home = copy.system(slot);
+            let Some(colour) = Colour::ALL
+                .into_iter()
+                .find(|&colour| home.exists() && home.is_overpopulated(colour))
+            else {
+                break;
+            };
+            let mut contents = home;
+            contents.stars = contents.stars.without_colour(colour);
+            contents.ships[0] = contents.ships[0].without_colour(colour);
+            contents.ships[1] = contents.ships[1].without_colour(colour);
+            copy.set_system(slot, contents);
+            copy.settle(rules, slot);
+        }
+        !copy.is_alive(player)
+    }
+}
+
+impl PartialEq for Position {
+    /// Equal when the side to move, setup progress, turn state, both homes and
+    /// the multiset of other systems agree; names and slot order are ignored.
+    fn eq(&self, other: &Position) -> bool {
+        if self.hash != other.hash || self.meta != other.meta {
+            return false;
+        }
+        if (0..HOME_SLOTS as Slot).any(|slot| self.system(slot) != other.system(slot)) {
+            return false;
+        }
+        let (mine, my_count) = self.sorted_other_words();
+        let (theirs, their_count) = other.sorted_other_words();
+        mine[..my_count] == theirs[..their_count]
+    }
+}
+
+impl Eq for Position {}
+
+impl std::hash::Hash for Position {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
+}
+
+impl fmt::Debug for Position {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            formatter,
+            "Position({})",
+            crate::notation::hwpn::write(self, None)
+        )
+    }
+}
+
+/// Why a set of systems does not make a valid position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SetupError {
+    /// A home holds no star or more than two.
+    HomeStars(usize),
+    /// A home is given for a player marked as not having created one.
+    HomeNotCreated(usize),
+    /// A non-home system (numbered from 0) does not have exactly one star.
+    SystemStars(usize),
+    /// A non-home system (numbered from 0) has no ships.
+    SystemWithoutShips(usize),
+    /// More than three copies of some piece.
+    TooManyCopies,
+    /// More non-home systems than the position can hold.
+    TooManySystems(usize),
+    /// The homes created do not fit the side to move (player 0 creates first).
+    SetupOrder,
+}
+
+impl fmt::Display for SetupError {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SetupError::HomeStars(player) => {
+                write!(
+                    formatter,
+                    "player {player}'s homeworld must have 1 or 2 stars"
+                )
+            }
+            SetupError::HomeNotCreated(player) => {
+                write!(
+                    formatter,
+                    "player {player}'s homeworld is marked as not created"
+                )
+            }
+            SetupError::SystemStars(index) => {
+                write!(formatter, "system {} must have exactly one star", index + 1)
+            }
+            SetupError::SystemWithoutShips(index) => {
+                write!(formatter, "system {} has no ships", index + 1)
+            }
+            SetupError::TooManyCopies => {
+                formatter.write_str("more than three copies of a piece are on the map")
+            }
+            SetupError::TooManySystems(count) => write!(
+                formatter,
+                "{count} non-home systems, more than the {} a position can hold",
+                SLOT_COUNT - HOME_SLOTS
+            ),
+            SetupError::SetupOrder => formatter.write_str(
+                "homeworlds and side to move disagree: player 0 creates first, then player 1",
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SetupError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn position_fits_in_128_bytes() {
+        assert!(std::mem::size_of::<Position>() <= 128);
+        assert_eq!(std::mem::size_of::<Position>(), 128);
+    }
+
+    #[test]
+    fn actions_pack_and_unpack() {
+        let g1 = Piece::parse("g1").unwrap();
+        let b3 = Piece::parse("b3").unwrap();
+        let actions = [
+            Action::Homeworld {
+                star: g1,
+                second_star: None,
+                ship: b3,
+            },
+            Action::Homeworld {
+                star: g1,
+                second_star: Some(b3),
+                ship: b3,
+            },
+            Action::Build {
+                system: 17,
+                piece: g1,
+            },
+            Action::Trade {
+                system: 3,
+                from: g1,
+                to: b3,
+            },
+            Action::Move {
+                from: 1,
+                to: 16,
+                ship: b3,
+            },
+            Action::Discover {
+                from: 0,
+                ship: g1,
+                star: b3,
+            },
+            Action::Capture {
+                system: 5,
+                ship: b3,
+            },
+            Action::Sacrifice {
+                system: 2,
+                ship: g1,
+            },
+            Action::Catastrophe {
+                system: 9,
+                colour: Colour::Blue,
+            },
+            Action::Pass,
+        ];
+        for action in actions {
+            assert_eq!(Action::unpack(action.pack()), Some(action));
+        }
+        assert_eq!(Action::unpack(0), None);
+    }
+}

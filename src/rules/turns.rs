@@ -1,0 +1,194 @@
+//! Whole-turn enumeration: every distinct legal turn from a position.
+//!
+//! Two turns are the same when they lead to the same position (rules.md §12),
+//! so the enumerator walks single actions depth-first and keeps one turn per
+//! resulting position. It also remembers every mid-turn state it has
+//! expanded: two action orders that reach the same state (the same board and
+//! the same turn state) lead to exactly the same set of results, so the second
+//! visit is cut. That memo is what keeps yellow-sacrifice positions with tens
+//! of thousands of results fast, and it cannot lose a turn.
+
+use super::generate::ActionList;
+use super::position::{Action, Outcome, Position};
+use super::profile::Rules;
+
+/// A complete turn: its actions in order and where it leads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Turn {
+    /// The steps, in order. Empty means a plain pass.
+    pub actions: Vec<Action>,
+    /// The position after the turn, with the other side to move.
+    pub result: Position,
+    /// The game result after the turn.
+    pub outcome: Outcome,
+}
+
+/// An open-addressing set of non-zero 64-bit keys (position hashes), faster
+/// than a general hash set because the keys are already well mixed.
+pub struct HashSet64 {
+    slots: Vec<u64>,
+    len: usize,
+    has_zero: bool,
+}
+
+impl Default for HashSet64 {
+    fn default() -> HashSet64 {
+        HashSet64::with_capacity(1024)
+    }
+}
+
+impl HashSet64 {
+    /// A set sized for about `capacity` keys before it grows.
+    pub fn with_capacity(capacity: usize) -> HashSet64 {
+        let size = (capacity * 2).next_power_of_two().max(16);
+        HashSet64 {
+            slots: vec![0; size],
+            len: 0,
+            has_zero: false,
+        }
+    }
+
+    /// Number of keys.
+    pub fn len(&self) -> usize {
+        self.len + self.has_zero as usize
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Removes every key, keeping the allocation.
+    pub fn clear(&mut self) {
+        self.slots.fill(0);
+        self.len = 0;
+        self.has_zero = false;
+    }
+
+    /// Inserts a key; returns whether it was new.
+    pub fn insert(&mut self, key: u64) -> bool {
+        if key == 0 {
+            return !std::mem::replace(&mut self.has_zero, true);
+        }
+        if (self.len + 1) * 4 > self.slots.len() * 3 {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        let mut index = (key as usize) & mask;
+        loop {
+            let slot = self.slots[index];
+            if slot == key {
+                return false;
+            }
+            if slot == 0 {
+                self.slots[index] = key;
+                self.len += 1;
+                return true;
+            }
+            index = (index + 1) & mask;
+        }
+    }
+
+    fn grow(&mut self) {
+        let doubled = vec![0; self.slots.len() * 2];
+        let old = std::mem::replace(&mut self.slots, doubled);
+        self.len = 0;
+        for key in old.into_iter().filter(|&key| key != 0) {
+            self.insert(key);
+        }
+    }
+}
+
+/// Reusable buffers for enumerating turns, so that repeated calls (perft over
+/// many positions, a root in check) do not reallocate.
+#[derive(Default)]
+pub struct TurnEnumerator {
+    states: HashSet64,
+    results: HashSet64,
+}
+
+impl TurnEnumerator {
+    /// The number of distinct legal turns from `position`.
+    pub fn count(&mut self, position: &Position, rules: &Rules) -> usize {
+        self.states.clear();
+        self.results.clear();
+        let mut visit = |_: &[Action], _: &Position, _: Outcome| {};
+        explore(
+            position,
+            rules,
+            &mut self.states,
+            &mut self.results,
+            &mut Vec::new(),
+            &mut visit,
+        );
+        self.results.len()
+    }
+
+    /// Calls `visit` once per distinct legal turn with one action sequence that
+    /// produces it, its resulting position and the game result.
+    pub fn for_each_turn(
+        &mut self,
+        position: &Position,
+        rules: &Rules,
+        mut visit: impl FnMut(&[Action], &Position, Outcome),
+    ) {
+        self.states.clear();
+        self.results.clear();
+        explore(
+            position,
+            rules,
+            &mut self.states,
+            &mut self.results,
+            &mut Vec::new(),
+            &mut visit,
+        );
+    }
+}
+
+fn explore(
+    position: &Position,
+    rules: &Rules,
+    states: &mut HashSet64,
+    results: &mut HashSet64,
+    path: &mut Vec<Action>,
+    visit: &mut impl FnMut(&[Action], &Position, Outcome),
+) {
+    let mut ended = *position;
+    if let Ok(outcome) = ended.end_turn(rules) {
+        if results.insert(ended.hash()) {
+            visit(path, &ended, outcome);
+        }
+    }
+    let mut actions = ActionList::default();
+    position.legal_actions(rules, &mut actions);
+    for &action in actions.as_slice() {
+        let mut next = *position;
+        next.apply_unchecked(rules, action);
+        if states.insert(next.hash()) {
+            path.push(action);
+            explore(&next, rules, states, results, path, visit);
+            path.pop();
+        }
+    }
+}
+
+impl Position {
+    /// Every distinct legal turn. Convenient but allocating; use a
+    /// [`TurnEnumerator`] in loops.
+    pub fn legal_turns(&self, rules: &Rules) -> Vec<Turn> {
+        let mut turns = Vec::new();
+        TurnEnumerator::default().for_each_turn(self, rules, |actions, result, outcome| {
+            turns.push(Turn {
+                actions: actions.to_vec(),
+                result: *result,
+                outcome,
+            })
+        });
+        turns
+    }
+
+    /// The number of distinct legal turns (the Homeworlds perft count).
+    pub fn count_turns(&self, rules: &Rules) -> usize {
+        TurnEnumerator::default().count(self, rules)
+    }
+}
