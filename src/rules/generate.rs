@@ -114,10 +114,10 @@ impl Position {
             // with catastrophes needs the pass as an explicit first step.
             visit(Action::Pass);
         }
-        let catastrophes_now = match (rules.catastrophe_timing, state) {
-            (CatastropheTiming::End, TurnState::Start) => false,
-            _ => true,
-        };
+        let catastrophes_now = !matches!(
+            (rules.catastrophe_timing, state),
+            (CatastropheTiming::End, TurnState::Start)
+        );
         if catastrophes_now {
             for &slot in context.occupied() {
                 let system = context.systems[slot as usize];

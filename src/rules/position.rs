@@ -668,6 +668,7 @@ impl Position {
         created: [bool; 2],
         others: &[System],
         side_to_move: Player,
+        turn_state: TurnState,
     ) -> Result<Position, SetupError> {
         let mut position = Position::start();
         let mut used = PieceSet::EMPTY;
@@ -711,24 +712,24 @@ impl Position {
                 meta |= META_CREATED[player.index()];
             }
         }
-        // Setup order (R3.1): player 0 creates first, then player 1.
+        // Setup order (R3.1): player 0 creates first, then player 1. A setup
+        // turn is Done between creating the home and ending the turn.
+        let start = turn_state == TurnState::Start;
         let setup_ok = match (created[0], created[1]) {
-            (false, false) => side_to_move == Player::First,
-            (true, false) => side_to_move == Player::Second,
+            (false, false) => side_to_move == Player::First && start,
+            (true, false) => {
+                side_to_move == Player::Second && start || side_to_move == Player::First && !start
+            }
             (false, true) => false,
             (true, true) => true,
         };
-        if !setup_ok {
+        let in_setup = !(created[0] && created[1]);
+        if !setup_ok || (in_setup && matches!(turn_state, TurnState::Sacrifice { .. })) {
             return Err(SetupError::SetupOrder);
         }
         position.set_meta(meta);
+        position.set_turn_state(turn_state);
         Ok(position)
-    }
-
-    /// Sets the turn state, for parsers of mid-turn positions.
-    pub fn with_turn_state(mut self, state: TurnState) -> Position {
-        self.set_turn_state(state);
-        self
     }
 
     /// The non-home systems' packed words, sorted: the canonical multiset.
