@@ -271,6 +271,7 @@ fn parse_errors_name_the_line_and_token() {
         ("4) Bob: Build G1 Bob", "4) Bob: Bild G1 Bob", 16),
         ("5) Alice: m R3 ALICE Bob", "5) Alice: m Q3 ALICE Bob", 18),
         ("6) Bob:", "7) Bob:", 20),
+        ("2) Bob: Hom", "3) Bob: Hom", 12),
     ];
     for (from, to, line) in cases {
         let text = SHORT_GAME.replace(from, to);

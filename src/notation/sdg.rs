@@ -13,8 +13,8 @@
 //! 16) TwoShort: Sacrifice G3 Twoshort
 //! Build G2 Monkeywrench
 //! Pass
-//! 	ts52: a comment starts with a tab; every line after it, up to the
-//! next numbered turn, is comment text too
+//! \tts52: a comment starts with a tab (written \t here); every line
+//! after it, up to the next numbered turn, is comment text too
 //! ```
 //!
 //! This module only reads and writes the text: header fields, turns, the
@@ -372,8 +372,10 @@ fn trim_comments(turn: Option<&mut RecordTurn>) {
 /// Reads a whole record: the header, then the numbered turns.
 ///
 /// A numbered line `N) NAME: ...` starts a turn when NAME is a participant
-/// (ignoring case); inside a comment it must also carry the next turn number,
-/// because players sometimes wrote numbered lists in their comments.
+/// (ignoring case) and N is the next turn number. Inside a comment, a line
+/// with an earlier number is comment text (players quoted earlier turns and
+/// wrote numbered lists); a later number is an error everywhere, so that a
+/// gap in the numbering never swallows the rest of a game as comment text.
 ///
 /// # Errors
 /// Names the line, the offending token and what was expected.
@@ -404,7 +406,7 @@ pub fn parse_record(text: &str) -> Result<(Header, Vec<RecordTurn>), ParseError>
                     });
                     continue;
                 }
-                if !in_comment {
+                if turn_number > expected || !in_comment {
                     return Err(ParseError::new(
                         line,
                         format!("expected turn number {expected} here"),
@@ -451,20 +453,19 @@ pub fn write_record(header: &Header, turns: &[RecordTurn]) -> String {
     if !header.variants.is_empty() {
         out.push_str(&format!("Variants: \"{}\"\n", header.variants.join(", ")));
     }
-    out.push_str(&format!(
-        "Started: {}, Ended: {}\n",
-        header.started, header.ended
-    ));
+    let dates = format!("Started: {}, Ended: {}", header.started, header.ended);
+    out.push_str(dates.trim_end());
+    out.push('\n');
     let participants: Vec<String> = header
         .participants
         .iter()
         .map(|participant| format!("{} ({})", participant.name, participant.seat))
         .collect();
     out.push_str(&format!("Participants: {}\n", participants.join(", ")));
-    out.push_str(&format!(
-        "Winner: {}\n",
-        header.winner.as_deref().unwrap_or("")
-    ));
+    match &header.winner {
+        Some(winner) => out.push_str(&format!("Winner: {winner}\n")),
+        None => out.push_str("Winner:\n"),
+    }
     for (index, turn) in turns.iter().enumerate() {
         out.push('\n');
         let mut steps = turn.steps.iter().map(|step| step.text.as_str());
