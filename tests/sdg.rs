@@ -111,6 +111,19 @@ fn a_short_game_is_won_on_the_board() {
         report.to_string(),
         "player 0 (Alice) wins on the board (record: Winner Alice)"
     );
+    // A one-star home (`-`), an SDG handicap, plays the same way.
+    let one_star = with_turn(2, "Homeworld B3 - G1");
+    let walk = one_star.walk(&sdg_rules());
+    assert_eq!(
+        walk.outcome,
+        Outcome::Win(Player::First),
+        "{:?}",
+        walk.illegal
+    );
+    assert_eq!(
+        hwpn::write_board(&walk.turns[2].board),
+        "Alice=y1g2:r3:/Bob=b3::g1 0"
+    );
     // The standard rules want a Large starting ship.
     let report = short_game().replay(&Rules::STANDARD);
     let Verdict::Illegal(turn) = report.verdict else {
