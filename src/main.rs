@@ -47,7 +47,9 @@ enum Command {
         /// Side to move, for homeworlds-cli state text (which has none).
         #[arg(long, default_value_t = 0)]
         side: u8,
-        /// The position: HWPN, or homeworlds-cli state text.
+        /// The position: HWPN (`startpos` for the empty start), or
+        /// homeworlds-cli state text. Defaults to benchmark position A.
+        #[arg(allow_hyphen_values = true, default_value = BENCHMARK_A)]
         position: String,
     },
     /// Replay SuperDuperGames records and judge every turn by the rules.
@@ -131,11 +133,17 @@ fn show(rules: &Rules, game: &Path, turn: u32) -> Result<(), Failure> {
     Ok(())
 }
 
+/// Benchmark position A of the reference engine (27,635 turns under `cli`).
+const BENCHMARK_A: &str =
+    "Player1=y1b3:r1:/Player2=b3:y2y3g1b3:r2g2/Beta=b1:g1:/Alpha=b1:r1:/Delta=b2:g1:/Gamma=b2:r1: 0";
+
 /// Reads a position given as HWPN or as homeworlds-cli state text.
 fn read_position(text: &str, side: u8) -> Result<Board, String> {
     let side = Player::from_index(side as usize)
         .ok_or_else(|| format!("--side {side}: expected 0 or 1"))?;
-    if text.contains('(') {
+    if text.trim() == "startpos" {
+        Ok(Board::default())
+    } else if text.contains('(') {
         cli::parse(text, side).map_err(|error| format!("bad position: {error}"))
     } else {
         hwpn::parse(text).map_err(|error| format!("bad position: {error}"))

@@ -21,10 +21,7 @@ use crate::rules::{
 
 /// Prints a position, with names when `names` is given.
 pub fn write(position: &Position, names: Option<&Names>) -> String {
-    let body = |slot: Slot| -> String {
-        let system = position.system(slot);
-        format!("{}:{}:{}", system.stars, system.ships[0], system.ships[1])
-    };
+    let body = |slot: Slot| position.system(slot).to_string();
     let named = |slot: Slot, text: String| -> String {
         match names.and_then(|names| names.get(slot)) {
             Some(name) if is_plain_name(name) => format!("{name}={text}"),

@@ -116,14 +116,16 @@ impl Piece {
         self.0 % 3 + 1
     }
 
-    /// Parses `g1`, `G1`: a colour letter and a size digit.
+    /// Parses `g1`, `G1`: a colour letter and a size digit. Any other text,
+    /// including non-ASCII, is `None`.
     pub fn parse(text: &str) -> Option<Piece> {
-        let bytes = text.as_bytes();
-        if bytes.len() != 2 {
+        let &[letter, digit] = text.as_bytes() else {
             return None;
-        }
-        let colour = Colour::parse(&text[..1])?;
-        let size = (bytes[1] as char).to_digit(10)?;
+        };
+        let colour = Colour::ALL
+            .into_iter()
+            .find(|colour| letter.to_ascii_lowercase() == colour.letter() as u8)?;
+        let size = (digit as char).to_digit(10)?;
         Piece::new(colour, size as u8)
     }
 }
@@ -362,6 +364,8 @@ mod tests {
         assert_eq!(Piece::parse("g4"), None);
         assert_eq!(Piece::parse("x1"), None);
         assert_eq!(Piece::parse("g"), None);
+        assert_eq!(Piece::parse("é"), None);
+        assert_eq!(Piece::parse("gé"), None);
     }
 
     #[test]

@@ -1257,12 +1257,33 @@ impl std::hash::Hash for Position {
     }
 }
 
-impl fmt::Debug for Position {
+impl fmt::Display for System {
+    /// `stars:player-0-ships:player-1-ships`, the body of a system in HWPN.
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             formatter,
-            "Position({})",
-            crate::notation::hwpn::write(self, None)
+            "{}:{}:{}",
+            self.stars, self.ships[0], self.ships[1]
+        )
+    }
+}
+
+impl fmt::Debug for Position {
+    /// Slot by slot, with the side to move and the turn state: enough to
+    /// read a failing test without depending on the notation layer.
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(formatter, "Position(")?;
+        for slot in 0..SLOT_COUNT as Slot {
+            let system = self.system(slot);
+            if (slot as usize) < HOME_SLOTS || system.exists() {
+                write!(formatter, "{}{system}", if slot == 0 { "" } else { "/" })?;
+            }
+        }
+        write!(
+            formatter,
+            " {} {:?})",
+            self.side_to_move(),
+            self.turn_state()
         )
     }
 }
