@@ -360,8 +360,11 @@ impl Action {
 pub enum IllegalReason {
     /// The game is already over.
     GameOver,
-    /// A setup action outside setup, or a normal action during setup.
-    WrongPhase,
+    /// A homeworld can only be created in the player's setup turn.
+    HomeworldOutsideSetup,
+    /// A setup turn creates a homeworld and does nothing else: no pass, no
+    /// other action (the SDG site wrongly accepted passes here).
+    SetupNeedsHomeworld,
     /// The homeworld would use pieces the bank does not have.
     HomeworldPiecesUnavailable,
     /// The rules require a Large starting ship.
@@ -420,7 +423,12 @@ impl fmt::Display for IllegalReason {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         let text = match self {
             IllegalReason::GameOver => "the game is over",
-            IllegalReason::WrongPhase => "not allowed in this phase of the game (setup vs play)",
+            IllegalReason::HomeworldOutsideSetup => {
+                "a homeworld can only be created in the player's setup turn (R3.1)"
+            }
+            IllegalReason::SetupNeedsHomeworld => {
+                "a setup turn must create a homeworld and do nothing else (R3.2)"
+            }
             IllegalReason::HomeworldPiecesUnavailable => {
                 "the bank does not have those pieces (R3.5)"
             }
@@ -934,7 +942,7 @@ impl Position {
         } = action
         {
             if !self.in_setup() || self.home_created(mover) {
-                return Err(IllegalReason::WrongPhase);
+                return Err(IllegalReason::HomeworldOutsideSetup);
             }
             if self.turn_state() != TurnState::Start {
                 return Err(IllegalReason::TurnCoreUsed);
@@ -962,7 +970,7 @@ impl Position {
             return Ok(());
         }
         if self.in_setup() {
-            return Err(IllegalReason::WrongPhase);
+            return Err(IllegalReason::SetupNeedsHomeworld);
         }
         let state = self.turn_state();
         let system_at = |slot: Slot| -> Result<System, IllegalReason> {
