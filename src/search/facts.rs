@@ -35,6 +35,16 @@ pub(crate) fn largest_of_colour(set: PieceSet, colour: Colour) -> u8 {
     set.of_colour(colour).largest_size()
 }
 
+/// Whether some colour has four or more pieces in the set: whether a
+/// system with these pieces is overpopulated.
+#[inline]
+pub(crate) fn has_overpopulation(set: PieceSet) -> bool {
+    set.len() >= 4
+        && Colour::ALL
+            .iter()
+            .any(|&colour| set.colour_count(colour) >= 4)
+}
+
 /// The piece of a colour and size; both are always valid here.
 #[inline]
 pub(crate) fn piece(colour: Colour, size: u8) -> Piece {

@@ -20,11 +20,14 @@
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 use super::eval;
+use super::facts::has_overpopulation;
 use super::priors::scored_children;
 use super::solver::{passed, Solver};
 use super::tree::*;
 use super::tunables::{Tunable, Tunables};
-use crate::rules::{Action, Colour, Outcome, Player, Position, Rules, TurnEnumerator, TurnState};
+use crate::rules::{
+    Action, Outcome, Player, Position, Rules, Slot, TurnEnumerator, TurnState, SLOT_COUNT,
+};
 
 /// Edges materialised at a first expansion, then at the first widening.
 const FIRST_BLOCK: u32 = 8;
@@ -115,12 +118,7 @@ fn proof_for(tree: &Tree, child: u32, mover: usize) -> u8 {
 
 /// Whether any catastrophe could be fired now.
 pub(crate) fn any_catastrophe(position: &Position) -> bool {
-    position.occupied_slots().any(|slot| {
-        let system = position.system(slot);
-        Colour::ALL
-            .iter()
-            .any(|&colour| system.is_overpopulated(colour))
-    })
+    (0..SLOT_COUNT as Slot).any(|slot| has_overpopulation(position.system(slot).pieces()))
 }
 
 /// Where following an edge led.
@@ -137,6 +135,18 @@ pub(crate) enum Step {
 /// Follows an edge: applies the action, or ends the turn, and ends it
 /// automatically when nothing but the end is left.
 pub(crate) fn advance(position: &mut Position, rules: &Rules, action: u32, turn: &mut u32) -> Step {
+    advance_hinted(position, rules, action, turn, None)
+}
+
+/// [`advance`], told by `ends` (when the child already exists) whether the
+/// edge ends the turn, which saves looking for catastrophes.
+pub(crate) fn advance_hinted(
+    position: &mut Position,
+    rules: &Rules,
+    action: u32,
+    turn: &mut u32,
+    ends: Option<bool>,
+) -> Step {
     if action == END_TURN {
         return match position.end_turn(rules) {
             Ok(outcome) => {
@@ -149,8 +159,16 @@ pub(crate) fn advance(position: &mut Position, rules: &Rules, action: u32, turn:
     let Some(action) = Action::unpack(action) else {
         return Step::Invalid;
     };
+    debug_assert!(
+        position.check(rules, action).is_ok(),
+        "tree edge {action:?} is illegal in {position:?}"
+    );
     position.apply_unchecked(rules, action);
-    if position.turn_state() == TurnState::Done && !any_catastrophe(position) {
+    let ends = match ends {
+        Some(ends) => ends,
+        None => position.turn_state() == TurnState::Done && !any_catastrophe(position),
+    };
+    if ends {
         let mut ended = *position;
         if let Ok(outcome) = ended.end_turn(rules) {
             *position = ended;
@@ -182,7 +200,7 @@ impl Worker {
         turn: u32,
         history: &[u64],
     ) -> Option<u32> {
-        let key = node_key(position.hash(), turn);
+        let key = node_key(position, turn);
         if let Some(node) = tree.lookup(key) {
             return Some(node);
         }
@@ -254,14 +272,17 @@ impl Worker {
             let edge = tree.edge(edge_index);
             edge.visits.fetch_add(1, Ordering::Relaxed);
             let action = edge.action.load(Ordering::Relaxed);
-            let step = advance(&mut position, rules, action, &mut turn);
+            let mut child = edge.child.load(Ordering::Acquire);
+            // An existing child tells whether the edge ends the turn: the
+            // mover changes exactly then.
+            let ends = (child != 0).then(|| tree.node(child).mover() != mover);
+            let step = advance_hinted(&mut position, rules, action, &mut turn, ends);
             if step == Step::Invalid {
                 break (node.static_value(), mover, false);
             }
             if let Step::Ended(_) = step {
                 self.starts.push(position.hash());
             }
-            let mut child = edge.child.load(Ordering::Acquire);
             if child == 0 {
                 match self.create(shared, &position, turn, step) {
                     Creation::Created(index, value) => {
@@ -310,7 +331,7 @@ impl Worker {
         let tree = shared.tree;
         let rules = &shared.rules;
         let hash = position.hash();
-        let key = node_key(hash, turn);
+        let key = node_key(position, turn);
         if let Some(index) = tree.lookup(key) {
             return Creation::Existing(index);
         }
@@ -318,42 +339,50 @@ impl Worker {
         let mut flags = mover as u8;
         let mut proof = UNPROVEN;
         let mut value = 0.0;
-        match step {
-            Step::Ended(outcome) => {
-                flags |= FLAG_START;
-                match outcome {
-                    Outcome::Win(winner) => {
-                        proof = if winner.index() == mover {
-                            PROVEN_WIN
-                        } else {
-                            PROVEN_LOSS
-                        };
-                    }
-                    Outcome::Draw => proof = PROVEN_DRAW,
-                    Outcome::Ongoing => {
-                        let earlier = &self.starts[..self.starts.len() - 1];
-                        if shared.history.binary_search(&hash).is_ok() || earlier.contains(&hash) {
-                            flags |= FLAG_REPETITION;
-                        } else if self
-                            .solver
-                            .can_win_limited(position, rules, TREE_SOLVER_LIMIT)
-                            == Some(true)
-                        {
-                            proof = PROVEN_WIN;
-                        } else {
-                            let threat = passed(position, rules)
-                                .map(|after| {
-                                    self.solver
-                                        .can_win_limited(&after, rules, TREE_SOLVER_LIMIT)
-                                        == Some(true)
-                                })
-                                .unwrap_or(false);
-                            value = eval::value(position, shared.tunables, threat);
-                        }
+        // A turn that has only fired catastrophes so far is, for the rest of
+        // the turn, the same as a fresh start; such nodes merge with real
+        // start-of-turn nodes and are scored alike.
+        let start = position.turn_state() == TurnState::Start;
+        if start {
+            flags |= FLAG_START;
+        }
+        if let Step::Ended(outcome) = step {
+            match outcome {
+                Outcome::Win(winner) => {
+                    proof = if winner.index() == mover {
+                        PROVEN_WIN
+                    } else {
+                        PROVEN_LOSS
+                    };
+                }
+                Outcome::Draw => proof = PROVEN_DRAW,
+                Outcome::Ongoing => {
+                    let earlier = &self.starts[..self.starts.len() - 1];
+                    if shared.history.binary_search(&hash).is_ok() || earlier.contains(&hash) {
+                        flags |= FLAG_REPETITION;
                     }
                 }
             }
-            Step::Inside | Step::Invalid => {
+        }
+        if proof == UNPROVEN && flags & FLAG_REPETITION == 0 {
+            if start {
+                if self
+                    .solver
+                    .can_win_limited(position, rules, TREE_SOLVER_LIMIT)
+                    == Some(true)
+                {
+                    proof = PROVEN_WIN;
+                } else {
+                    let threat = passed(position, rules)
+                        .map(|after| {
+                            self.solver
+                                .can_win_limited(&after, rules, TREE_SOLVER_LIMIT)
+                                == Some(true)
+                        })
+                        .unwrap_or(false);
+                    value = eval::value(position, shared.tunables, threat);
+                }
+            } else {
                 let mut ended = *position;
                 value = match ended.end_turn(rules) {
                     Ok(Outcome::Win(winner)) if winner.index() == mover => {
@@ -396,7 +425,7 @@ impl Worker {
         {
             return false;
         }
-        self.generate(shared, position, turn);
+        self.generate(shared, position, turn, FIRST_BLOCK as usize);
         let total = self.scored.len() as u32;
         if total == 0 {
             node.edges.store(0, Ordering::Release);
@@ -420,7 +449,8 @@ impl Worker {
         true
     }
 
-    fn generate(&mut self, shared: &Shared, position: &Position, turn: u32) {
+    /// Scores every child into `self.scored`, the first `sorted` in order.
+    fn generate(&mut self, shared: &Shared, position: &Position, turn: u32, sorted: usize) {
         match shared.root_filter.filter(|_| turn == shared.root_turn) {
             Some(filter) => {
                 let keep = |hash: u64| filter.binary_search(&hash).is_ok();
@@ -429,6 +459,7 @@ impl Worker {
                     &shared.rules,
                     shared.tunables,
                     Some(&keep),
+                    sorted,
                     &mut self.scored,
                 );
             }
@@ -437,6 +468,7 @@ impl Worker {
                 &shared.rules,
                 shared.tunables,
                 None,
+                sorted,
                 &mut self.scored,
             ),
         }
@@ -461,7 +493,7 @@ impl Worker {
             total
         };
         let turn = node.turn.load(Ordering::Relaxed);
-        self.generate(shared, position, turn);
+        self.generate(shared, position, turn, new_count as usize);
         let consistent = self.scored.len() as u32 == total
             && (0..count).all(|offset| {
                 tree.edge(first + offset).action.load(Ordering::Relaxed)

@@ -52,7 +52,7 @@ use mcts::{Shared, TreeTurn, Worker};
 use players::SafeTurns;
 use tree::{Tree, PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN, UNPROVEN};
 
-pub use solver::Solver;
+pub use solver::{Solver, PROFILE};
 pub use tunables::{Tunable, TunableError, TunableSpec, Tunables, TUNABLES};
 
 /// Which player the searcher is.
@@ -632,7 +632,7 @@ impl Searcher {
         if let (Some(last), true, false) = (self.last_turn, self.options.tree_reuse, fresh) {
             for delta in [2, 1, 0] {
                 let turn = last + delta;
-                if let Some(node) = self.tree.lookup(tree::node_key(position.hash(), turn)) {
+                if let Some(node) = self.tree.lookup(tree::node_key(position, turn)) {
                     self.tree.compact(node);
                     return turn;
                 }

@@ -167,8 +167,9 @@ fn end_logit(position: &Position, rules: &Rules, tunables: &Tunables) -> Option<
     }
 }
 
-/// Every child of `position` as (prior, packed action), sorted by prior
-/// (highest first, ties by packed action so the order is deterministic).
+/// Every child of `position` as (prior, packed action), the first `sorted`
+/// of them sorted by prior (highest first, ties by packed action so the
+/// order is deterministic) and the rest after them in no particular order.
 /// The end of the turn is packed as 0. `keep` filters children by the hash
 /// of the position they lead to (after the action, or after ending the turn).
 pub(crate) fn scored_children(
@@ -176,6 +177,7 @@ pub(crate) fn scored_children(
     rules: &Rules,
     tunables: &Tunables,
     keep: Option<&dyn Fn(u64) -> bool>,
+    sorted: usize,
     out: &mut Vec<(f32, u32)>,
 ) {
     out.clear();
@@ -218,5 +220,11 @@ pub(crate) fn scored_children(
     for (score, _) in out.iter_mut() {
         *score /= total;
     }
-    out.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let order = |a: &(f32, u32), b: &(f32, u32)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
+    if sorted < out.len() {
+        out.select_nth_unstable_by(sorted, order);
+        out[..sorted].sort_unstable_by(order);
+    } else {
+        out.sort_unstable_by(order);
+    }
 }

@@ -31,6 +31,10 @@ use crate::rules::{
     Action, Colour, Outcome, PieceSet, Player, Position, Rules, Slot, System, TurnState,
 };
 
+/// Temporary profile counters.
+pub static PROFILE: [std::sync::atomic::AtomicU64; 12] =
+    [const { std::sync::atomic::AtomicU64::new(0) }; 12];
+
 /// A cost that no budget can pay.
 const UNREACHABLE: u32 = 1_000;
 
@@ -108,6 +112,7 @@ impl Solver {
     }
 
     fn run(&mut self, position: &Position, rules: &Rules) -> bool {
+        PROFILE[0].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.states = 0;
         self.exhausted = false;
         self.path.clear();
@@ -116,11 +121,21 @@ impl Solver {
         }
         self.visited.clear();
         self.visited.insert(position.hash());
-        self.search(position, rules, 0)
+        PROFILE[1].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let won = self.search(position, rules, 0);
+        PROFILE[2].fetch_add(won as u64, std::sync::atomic::Ordering::Relaxed);
+        PROFILE[3].fetch_add(self.states, std::sync::atomic::Ordering::Relaxed);
+        won
     }
 
     fn search(&mut self, position: &Position, rules: &Rules, depth: usize) -> bool {
         self.states += 1;
+        let kind = match position.turn_state() {
+            TurnState::Start => 4,
+            TurnState::Done => 5,
+            TurnState::Sacrifice { colour, .. } => 6 + colour.index(),
+        };
+        PROFILE[kind].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         if self.states > self.limit {
             self.exhausted = true;
             return false;
@@ -128,6 +143,7 @@ impl Solver {
         if !may_win(position, rules) {
             return false;
         }
+        PROFILE[10].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mover = position.side_to_move();
         let mut ended = *position;
         if let Ok(Outcome::Win(winner)) = ended.end_turn(rules) {
@@ -141,9 +157,9 @@ impl Solver {
         let mut actions = std::mem::take(&mut self.buffers[depth]);
         actions.clear();
         collect_relevant(position, rules, &mut actions);
-        // Most promising first; ties keep generation order, so the search is
-        // deterministic.
-        actions.sort_by_key(|&(order, _)| std::cmp::Reverse(order));
+        // Most promising first; ties keep generation order (the order score
+        // carries the index in its low bits), so the search is deterministic.
+        actions.sort_unstable_by_key(|&(order, _)| std::cmp::Reverse(order));
         let mut found = false;
         for &(_, action) in actions.iter() {
             let mut child = *position;
@@ -179,14 +195,50 @@ pub(crate) fn passed(position: &Position, rules: &Rules) -> Option<Position> {
     }
 }
 
-/// Pushes the actions that can matter for a win, each with an ordering score.
+/// Pushes the actions that can matter for a win, each with an ordering
+/// score (higher first) whose low 12 bits keep the generation order.
 fn collect_relevant(position: &Position, rules: &Rules, out: &mut Vec<(i32, Action)>) {
     let mover = position.side_to_move();
-    let target_slot = mover.opponent().index() as Slot;
-    let own_home = mover.index() as Slot;
+    let me = mover.index();
+    let them = 1 - me;
+    let target_slot = them as Slot;
+    let own_home = me as Slot;
     let target = position.system(target_slot);
-    let wanted = colour_mask(target.ships[mover.opponent().index()]) | colour_mask(target.stars);
+    let wanted = colour_mask(target.ships[them]) | colour_mask(target.stars);
     let state = position.turn_state();
+    // At the start of a turn, a sacrifice is worth trying only if its
+    // colour's bound allows a win with that many actions.
+    let home_ships = position.system(own_home).ships[me].len();
+    let (red, green, blue, yellow) = if state == TurnState::Start {
+        (
+            [1, 2, 3].map(|size| capture_route(target, me, them, size)),
+            green_cost(target, me, them),
+            blue_cost(target, me, them),
+            yellow_cost(position, mover),
+        )
+    } else {
+        ([true; 3], 0, 0, 0)
+    };
+    // Inside a yellow sacrifice with no slack (every remaining move must
+    // lower the bound's cost), only ships of a colour in the cover, and a
+    // ship returning to an empty home, can make progress: moving any other
+    // ship leaves the cost unchanged, so the bound would reject the result.
+    let tight = match state {
+        TurnState::Sacrifice {
+            colour: Colour::Yellow,
+            remaining,
+        } => {
+            let home = position.system(own_home);
+            let alive = home.exists() && !home.ships[me].is_empty();
+            let budget = if alive {
+                remaining as u32
+            } else {
+                (remaining as u32).saturating_sub(1)
+            };
+            budget <= yellow_cost(position, mover)
+        }
+        _ => false,
+    };
     position.for_each_action(rules, |action| {
         let order = match (state, action) {
             (_, Action::Catastrophe { system, .. }) => {
@@ -199,7 +251,20 @@ fn collect_relevant(position: &Position, rules: &Rules, out: &mut Vec<(i32, Acti
                 }
             }
             (TurnState::Done, _) => return,
-            (TurnState::Start, Action::Sacrifice { ship, .. }) => 40 + ship.size() as i32,
+            (TurnState::Start, Action::Sacrifice { system, ship }) => {
+                let size = ship.size() as u32;
+                let leaves_home = system == own_home && home_ships == 1;
+                let possible = match ship.colour() {
+                    Colour::Red => !leaves_home && red[size as usize - 1],
+                    Colour::Green => !leaves_home && green <= size,
+                    Colour::Blue => !leaves_home && blue <= size,
+                    Colour::Yellow => yellow + leaves_home as u32 <= size,
+                };
+                if !possible {
+                    return;
+                }
+                40 + size as i32
+            }
             (TurnState::Start, Action::Pass) => 0,
             (TurnState::Start, Action::Capture { system, .. })
             | (TurnState::Start, Action::Build { system, .. })
@@ -231,6 +296,16 @@ fn collect_relevant(position: &Position, rules: &Rules, out: &mut Vec<(i32, Acti
                     return;
                 }
             }
+            (TurnState::Sacrifice { .. }, Action::Move { to, ship, .. })
+                if tight && to != own_home && wants(wanted, ship.colour()) == 0 =>
+            {
+                return;
+            }
+            (TurnState::Sacrifice { .. }, Action::Discover { ship, .. })
+                if tight && wants(wanted, ship.colour()) == 0 =>
+            {
+                return;
+            }
             (TurnState::Sacrifice { .. }, Action::Move { to, ship, .. }) => {
                 if to == target_slot {
                     80 + wants(wanted, ship.colour())
@@ -251,7 +326,8 @@ fn collect_relevant(position: &Position, rules: &Rules, out: &mut Vec<(i32, Acti
             }
             (TurnState::Sacrifice { .. }, _) => 0,
         };
-        out.push((order, action));
+        let index = out.len() as i32;
+        out.push(((order << 12) - index.min(4095), action));
     });
 }
 

@@ -26,6 +26,7 @@ use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, AtomicU8, Ordering};
 
 use crate::rules::position::mix;
+use crate::rules::{Position, Slot, HOME_SLOTS, SLOT_COUNT};
 
 /// Marks types made only of atomics, for which all-zero bytes are a valid,
 /// meaningful value ("empty").
@@ -67,9 +68,16 @@ impl<T: Zeroable> ZeroedArray<T> {
 
     /// Zeroes the first `count` elements again.
     fn zero_prefix(&mut self, count: usize) {
-        let count = count.min(self.length);
-        // SAFETY: within the allocation, and zero is valid for `T`.
-        unsafe { std::ptr::write_bytes(self.pointer.as_ptr(), 0, count) };
+        self.zero_range(0, count);
+    }
+
+    /// Zeroes the elements `start..end` again.
+    fn zero_range(&mut self, start: usize, end: usize) {
+        let end = end.min(self.length);
+        if start < end {
+            // SAFETY: within the allocation, and zero is valid for `T`.
+            unsafe { std::ptr::write_bytes(self.pointer.as_ptr().add(start), 0, end - start) };
+        }
     }
 }
 
@@ -208,9 +216,23 @@ pub(crate) struct Edge {
 // SAFETY: only atomics, all valid at zero.
 unsafe impl Zeroable for Edge {}
 
-/// The key of the node for a position hash at a turn from the base.
+/// The key of the node for a position at a turn from the base.
+///
+/// The position hash treats the non-home systems as a multiset, but edges
+/// name systems by slot, so two positions may share a node only if their
+/// systems also sit in the same slots: the key adds each non-home slot's
+/// contents with its slot number. Action orders that discover or fade
+/// systems differently then get separate nodes, which costs a little
+/// sharing but keeps every edge legal in every position that reaches it.
 #[inline]
-pub(crate) fn node_key(hash: u64, turn: u32) -> u64 {
+pub(crate) fn node_key(position: &Position, turn: u32) -> u64 {
+    let mut hash = position.hash();
+    for slot in HOME_SLOTS..SLOT_COUNT {
+        let word = position.system(slot as Slot).word();
+        if word != 0 {
+            hash = hash.wrapping_add(mix(word ^ (slot as u64) << 58 ^ 0x3C6E_F372_FE94_F82B));
+        }
+    }
     mix(hash ^ (turn as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15))
 }
 
@@ -403,13 +425,37 @@ impl Tree {
     pub fn clear(&mut self) {
         let nodes = (self.next_node.load(Ordering::Relaxed) as usize).min(self.nodes.len());
         let edges = (self.next_edge.load(Ordering::Relaxed) as usize).min(self.edges.len());
+        self.clear_table(nodes);
         self.nodes.zero_prefix(nodes);
         self.edges.zero_prefix(edges);
-        let table = self.table.len();
-        self.table.zero_prefix(table);
         self.next_node.store(1, Ordering::Relaxed);
         self.next_edge.store(1, Ordering::Relaxed);
         self.full.store(false, Ordering::Relaxed);
+    }
+
+    /// Empties the table, which holds entries only for nodes below
+    /// `node_count`: entry by entry when they are few, else all at once.
+    fn clear_table(&mut self, node_count: usize) {
+        if node_count * 8 > self.table.len() {
+            let table = self.table.len();
+            self.table.zero_prefix(table);
+            return;
+        }
+        let mask = self.table.len() - 1;
+        for node in 1..node_count as u32 {
+            let key = self.node(node).key.load(Ordering::Relaxed);
+            let mut index = key as usize & mask;
+            for _ in 0..PROBE_LIMIT {
+                // Entries removed earlier may have left gaps in this probe
+                // sequence, so a zero does not end the search here.
+                let entry = self.table[index].load(Ordering::Relaxed);
+                if entry != 0 && entry as u32 == node {
+                    self.table[index].store(0, Ordering::Relaxed);
+                    break;
+                }
+                index = (index + 1) & mask;
+            }
+        }
     }
 
     /// Keeps only what `root` can reach, sliding the survivors to the front
@@ -419,6 +465,7 @@ impl Tree {
     pub fn compact(&mut self, root: u32) -> u32 {
         let node_count = (self.next_node.load(Ordering::Relaxed) as usize).min(self.nodes.len());
         let edge_count = (self.next_edge.load(Ordering::Relaxed) as usize).min(self.edges.len());
+        self.clear_table(node_count);
         // Mark.
         let mut new_index = vec![0u32; node_count];
         let mut stack = vec![root];
@@ -505,18 +552,8 @@ impl Tree {
         // Zero what is no longer used and rebuild the table.
         let live_nodes = next as usize;
         let live_edges = next_edge as usize;
-        for index in live_nodes..node_count {
-            zero_node(self.node(index as u32));
-        }
-        for index in live_edges..edge_count {
-            let edge = self.edge(index as u32);
-            edge.action.store(0, Ordering::Relaxed);
-            edge.prior.store(0, Ordering::Relaxed);
-            edge.child.store(0, Ordering::Relaxed);
-            edge.visits.store(0, Ordering::Relaxed);
-        }
-        let table = self.table.len();
-        self.table.zero_prefix(table);
+        self.nodes.zero_range(live_nodes, node_count);
+        self.edges.zero_range(live_edges, edge_count);
         self.next_node.store(next, Ordering::Relaxed);
         self.next_edge.store(next_edge, Ordering::Relaxed);
         self.full.store(false, Ordering::Relaxed);
@@ -533,19 +570,6 @@ impl Tree {
     }
 }
 
-fn zero_node(node: &Node) {
-    node.key.store(0, Ordering::Relaxed);
-    node.value_sum.store(0, Ordering::Relaxed);
-    node.edges.store(0, Ordering::Relaxed);
-    node.visits.store(0, Ordering::Relaxed);
-    node.virtual_loss.store(0, Ordering::Relaxed);
-    node.eval.store(0, Ordering::Relaxed);
-    node.turn.store(0, Ordering::Relaxed);
-    node.state.store(0, Ordering::Relaxed);
-    node.proof.store(0, Ordering::Relaxed);
-    node.flags.store(0, Ordering::Relaxed);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -559,7 +583,7 @@ mod tests {
     #[test]
     fn publish_and_lookup_share_nodes() {
         let tree = Tree::with_megabytes(1);
-        let key = node_key(12345, 0);
+        let key = node_key(&Position::start(), 0);
         let node = tree.allocate_node().unwrap();
         tree.node(node).key.store(key, Ordering::Relaxed);
         assert_eq!(tree.lookup(key), None);
