@@ -33,7 +33,7 @@ use crate::rules::{
 const FIRST_BLOCK: u32 = 8;
 const SECOND_BLOCK: u32 = 32;
 /// States the in-tree solver may visit before answering "unknown".
-const TREE_SOLVER_LIMIT: u64 = 4_000;
+const TREE_SOLVER_LIMIT: u64 = 1_000;
 
 /// What all workers of one search share.
 pub(crate) struct Shared<'a> {

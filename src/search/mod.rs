@@ -32,6 +32,7 @@
 //! forgets everything (a new game). The tree never uses more than about
 //! `hash_mb` megabytes; when full it stops growing and keeps searching.
 
+pub mod bench;
 mod eval;
 mod facts;
 mod mcts;
@@ -52,7 +53,7 @@ use mcts::{Shared, TreeTurn, Worker};
 use players::SafeTurns;
 use tree::{Tree, PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN, UNPROVEN};
 
-pub use solver::{Solver, PROFILE};
+pub use solver::Solver;
 pub use tunables::{Tunable, TunableError, TunableSpec, Tunables, TUNABLES};
 
 /// Which player the searcher is.
