@@ -766,3 +766,64 @@ impl<T> IsNoneOr<T> for Option<&T> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::mcts::{Shared, Worker};
+    use super::tree::{Tree, PROVEN_LOSS, PROVEN_WIN};
+    use super::*;
+    use crate::notation::hwpn;
+
+    /// Runs the bare tree (no root shortcuts) and returns the root's proof
+    /// and mean value for the side to move.
+    fn bare_tree(text: &str, iterations: u32) -> (u8, f32) {
+        let position = hwpn::parse(text).unwrap().position;
+        let rules = Rules::STANDARD;
+        let tunables = Tunables::default();
+        let tree = Tree::with_megabytes(4);
+        let mut worker = Worker::default();
+        let root = worker
+            .ensure_root(&tree, &rules, &tunables, &position, 0, &[])
+            .unwrap();
+        let stop = AtomicBool::new(false);
+        let shared = Shared {
+            tree: &tree,
+            rules,
+            tunables: &tunables,
+            root,
+            root_position: position,
+            root_turn: 0,
+            history: &[],
+            root_filter: None,
+            stop: &stop,
+            halt: AtomicBool::new(false),
+            iterations: AtomicU64::new(0),
+            depth_sum: AtomicU64::new(0),
+            max_depth: AtomicU32::new(0),
+            node_limit: u64::MAX,
+        };
+        for _ in 0..iterations {
+            worker.iterate(&shared);
+        }
+        let node = tree.node(root);
+        (node.proof.load(Ordering::Relaxed), node.mean().unwrap())
+    }
+
+    #[test]
+    fn a_winning_root_backs_up_plus_one() {
+        // A red sacrifice then a capture wins: two actions deep in the tree,
+        // with values passed up unchanged inside the turn.
+        let (proof, value) = bare_tree("r1b3:r3g3:/y2b1:g2:g1 0", 400);
+        assert_eq!(proof, PROVEN_WIN);
+        assert!(value > 0.5, "value {value}");
+    }
+
+    #[test]
+    fn a_lost_root_backs_up_minus_one() {
+        // Every turn lets player 1's r3 capture player 0's last home ship:
+        // values cross the end of the turn with their sign flipped.
+        let (proof, value) = bare_tree("r2b1:y1:r3/y3::y2g2 0", 400);
+        assert_eq!(proof, PROVEN_LOSS);
+        assert!(value < -0.5, "value {value}");
+    }
+}
