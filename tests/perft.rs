@@ -12,6 +12,66 @@ use supernova::rules::{Player, Rules, TurnEnumerator};
 /// the default test run short.
 const DEFAULT_LIMIT: usize = 1_000_000;
 
+/// Every count of `positions/perft.txt`, under its profile. Runs always.
+#[test]
+fn project_perft_file_counts() {
+    let text = include_str!("../positions/perft.txt");
+    let mut enumerator = TurnEnumerator::default();
+    let mut checked = 0;
+    for line in text
+        .lines()
+        .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
+    {
+        let fields: Vec<&str> = line.split('\t').collect();
+        assert_eq!(fields.len(), 4, "bad line: {line}");
+        let rules: Rules = fields[1].parse().unwrap();
+        let expected: usize = fields[2].parse().unwrap();
+        let board = hwpn::parse(fields[3]).unwrap();
+        assert_eq!(
+            enumerator.count(&board.position, &rules),
+            expected,
+            "{} under {rules}",
+            fields[0]
+        );
+        checked += 1;
+    }
+    assert!(checked >= 20);
+}
+
+/// The binary's `count` prints the count as its last line, for both input
+/// formats, and rejects bad input with a message naming the token.
+#[test]
+fn count_command_end_to_end() {
+    let run = |arguments: &[&str]| {
+        let output = std::process::Command::new(common::binary())
+            .arg("count")
+            .args(arguments)
+            .output()
+            .unwrap();
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).to_string(),
+            String::from_utf8_lossy(&output.stderr).to_string(),
+        )
+    };
+    let a_cli = "Player1 (0, b3y1) r1- | Alpha (b1) r1- | Beta (b1) g1- | Gamma (b2) r1- | Delta (b2) g1- | Player2 (1, b3) b3y3y2g1-r2g2";
+    let (code, stdout, _) = run(&["--rules", "cli", a_cli]);
+    assert_eq!(code, Some(0));
+    assert_eq!(stdout.lines().last(), Some("27635"));
+    let (_, stdout, _) = run(&["--rules", "cli", "--side", "0", a_cli]);
+    assert_eq!(stdout.lines().last(), Some("27635"));
+    let (_, stdout, _) = run(&["-/- 0"]);
+    assert_eq!(stdout.lines().last(), Some("312"));
+    let (_, stdout, _) = run(&["--rules", "sdg", "startpos"]);
+    assert_eq!(stdout.lines().last(), Some("1080"));
+    let (code, _, stderr) = run(&["r1b3:g3:/y2b1::q3 0"]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("'q3'"), "{stderr}");
+    let (code, _, stderr) = run(&["--rules", "fancy", "startpos"]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("fancy"), "{stderr}");
+}
+
 #[test]
 fn shared_dev_positions_match_the_reference() {
     let Some(path) = common::shared("perft/dev.tsv", "shared_dev_positions_match_the_reference")

@@ -166,10 +166,7 @@ fn tactics_files_are_solved() {
     let mut checked = 0;
     for entry in entries {
         let path = entry.unwrap().path();
-        if path
-            .extension()
-            .map_or(true, |extension| extension != "txt")
-        {
+        if path.extension().is_none_or(|extension| extension != "txt") {
             continue;
         }
         let name = path.file_name().unwrap().to_string_lossy().to_string();

@@ -12,7 +12,7 @@
 use super::error::ParseError;
 use super::hwpn::parse_pieces;
 use super::names::{Board, Names};
-use crate::rules::{Player, Position, Slot, System, HOME_SLOTS};
+use crate::rules::{Player, Position, Slot, System, TurnState, HOME_SLOTS};
 
 /// Parses CLI state text into a board, with `side_to_move` to move.
 ///
@@ -61,8 +61,9 @@ pub fn parse(text: &str, side_to_move: Player) -> Result<Board, ParseError> {
         )
         .at_line(line_number.max(1)));
     }
-    let position = Position::from_parts(homes, [true, true], &others, side_to_move)
-        .map_err(|error| ParseError::new(text.trim(), error.to_string()))?;
+    let position =
+        Position::from_parts(homes, [true, true], &others, side_to_move, TurnState::Start)
+            .map_err(|error| ParseError::new(text.trim(), error.to_string()))?;
     let mut names = Names::default();
     for (index, name) in home_names.into_iter().enumerate() {
         if let Some(name) = name {

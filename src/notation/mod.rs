@@ -9,6 +9,7 @@ pub mod cli;
 pub mod error;
 pub mod hwpn;
 pub mod names;
+pub mod sdg;
 
 pub mod turn;
 

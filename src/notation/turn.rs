@@ -101,8 +101,18 @@ pub enum Strictness {
     Lenient,
 }
 
+/// `Piece::parse`, but never given non-ASCII text: records are outside data,
+/// and a two-byte character such as `é` must be an error, not a slicing panic.
+fn parse_piece_word(word: &str) -> Option<Piece> {
+    if word.is_ascii() {
+        Piece::parse(word)
+    } else {
+        None
+    }
+}
+
 fn piece(word: &str, strictness: Strictness) -> Result<Piece, ParseError> {
-    if let Some(piece) = Piece::parse(word) {
+    if let Some(piece) = parse_piece_word(word) {
         return Ok(piece);
     }
     if strictness == Strictness::Lenient && word.len() > 2 && word.is_char_boundary(2) {
@@ -110,7 +120,7 @@ fn piece(word: &str, strictness: Strictness) -> Result<Piece, ParseError> {
             .chars()
             .all(|c| c.is_ascii_digit() || ".!$*`bikn".contains(c.to_ascii_lowercase()));
         if junk_ok {
-            if let Some(piece) = Piece::parse(&word[..2]) {
+            if let Some(piece) = parse_piece_word(&word[..2]) {
                 return Ok(piece);
             }
         }
@@ -125,7 +135,7 @@ fn piece(word: &str, strictness: Strictness) -> Result<Piece, ParseError> {
 fn target_piece(word: &str, strictness: Strictness) -> Result<Piece, ParseError> {
     piece(word, strictness).or_else(|error| {
         let trimmed = word.trim_end_matches(['n', 'N', 's', 'S']);
-        Piece::parse(trimmed).ok_or(error)
+        parse_piece_word(trimmed).ok_or(error)
     })
 }
 

@@ -116,14 +116,16 @@ impl Piece {
         self.0 % 3 + 1
     }
 
-    /// Parses `g1`, `G1`: a colour letter and a size digit.
+    /// Parses `g1`, `G1`: a colour letter and a size digit. Any other text,
+    /// including non-ASCII, is `None`.
     pub fn parse(text: &str) -> Option<Piece> {
-        let bytes = text.as_bytes();
-        if bytes.len() != 2 {
+        let &[letter, digit] = text.as_bytes() else {
             return None;
-        }
-        let colour = Colour::parse(&text[..1])?;
-        let size = (bytes[1] as char).to_digit(10)?;
+        };
+        let colour = Colour::ALL
+            .into_iter()
+            .find(|colour| letter.to_ascii_lowercase() == colour.letter() as u8)?;
+        let size = (digit as char).to_digit(10)?;
         Piece::new(colour, size as u8)
     }
 }
@@ -252,6 +254,24 @@ impl PieceSet {
         (field & 3) + ((field >> 2) & 3) + ((field >> 4) & 3)
     }
 
+    /// Colours with four or more pieces in the set, as a bit mask (bit `c`
+    /// for colour `c`). The three 2-bit counts of each colour are summed into
+    /// a 4-bit field in parallel; a sum of 4 or more sets bit 2 or 3 of it.
+    #[inline]
+    pub fn overpopulated_colours(self) -> u8 {
+        const FIRST_FIELDS: u32 = 0x000C_30C3;
+        let x = self.0;
+        let sums = (x & FIRST_FIELDS) + ((x >> 2) & FIRST_FIELDS) + ((x >> 4) & FIRST_FIELDS);
+        let high = (sums >> 2) & FIRST_FIELDS;
+        let mut mask = 0;
+        for colour in 0..4 {
+            if high >> (6 * colour) & 3 != 0 {
+                mask |= 1 << colour;
+            }
+        }
+        mask
+    }
+
     /// The set restricted to one colour.
     pub fn of_colour(self, colour: Colour) -> PieceSet {
         PieceSet(self.0 & (0x3F << (6 * colour.index())))
@@ -344,6 +364,8 @@ mod tests {
         assert_eq!(Piece::parse("g4"), None);
         assert_eq!(Piece::parse("x1"), None);
         assert_eq!(Piece::parse("g"), None);
+        assert_eq!(Piece::parse("é"), None);
+        assert_eq!(Piece::parse("gé"), None);
     }
 
     #[test]
@@ -365,6 +387,10 @@ mod tests {
         assert_eq!(set.types().collect::<Vec<_>>(), vec![r2, g1, g3]);
         assert_eq!(set.to_string(), "r2g1g1g3");
         assert_eq!(PieceSet::FULL.len(), 36);
+        assert_eq!(PieceSet::FULL.overpopulated_colours(), 0b1111);
+        assert_eq!(set.overpopulated_colours(), 0);
+        set.add(Piece::parse("g2").unwrap());
+        assert_eq!(set.overpopulated_colours(), 1 << Colour::Green.index());
         assert_eq!(PieceSet::FULL.complement(), PieceSet::EMPTY);
     }
 }

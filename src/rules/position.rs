@@ -81,7 +81,7 @@ impl System {
 
     /// Whether `colour` is overpopulated here (4 or more pieces).
     pub fn is_overpopulated(self, colour: Colour) -> bool {
-        self.colour_count(colour) >= 4
+        self.pieces().overpopulated_colours() & (1 << colour.index()) != 0
     }
 
     /// Colours `player` may use for a basic action here: star colours plus the
@@ -101,11 +101,25 @@ impl System {
 
     /// The packed form: both fleets in bits 0..48, star nibbles above. Stars
     /// are written smaller-first so that equal systems pack equally.
+    #[inline]
     pub fn word(self) -> u64 {
-        let mut stars = self.stars.copies();
-        let first = stars.next().map_or(0, |piece| piece.index() as u64 + 1);
-        let second = stars.next().map_or(0, |piece| piece.index() as u64 + 1);
-        self.ships[0].0 as u64 | (self.ships[1].0 as u64) << 24 | first << 48 | second << 52
+        let stars = self.stars.0;
+        let (first, second) = if stars == 0 {
+            (0, 0)
+        } else {
+            let low = stars.trailing_zeros() / 2;
+            let rest = stars - (1 << (2 * low));
+            let second = if rest == 0 {
+                0
+            } else {
+                rest.trailing_zeros() / 2 + 1
+            };
+            (low + 1, second)
+        };
+        self.ships[0].0 as u64
+            | (self.ships[1].0 as u64) << 24
+            | (first as u64) << 48
+            | (second as u64) << 52
     }
 }
 
@@ -236,6 +250,17 @@ pub enum Action {
 }
 
 impl Action {
+    /// The one system to which the action adds pieces, if any: the only place
+    /// where it can create an overpopulation (captures change no counts, and
+    /// a discovered system holds just two pieces).
+    pub fn grown_system(self) -> Option<Slot> {
+        match self {
+            Action::Build { system, .. } | Action::Trade { system, .. } => Some(system),
+            Action::Move { to, .. } => Some(to),
+            _ => None,
+        }
+    }
+
     /// The power an action needs, if it is one of the four colour actions.
     pub fn power(self) -> Option<Colour> {
         match self {
@@ -450,15 +475,43 @@ impl fmt::Display for IllegalReason {
 impl std::error::Error for IllegalReason {}
 
 /// Mixes a 64-bit value (the splitmix64 finaliser); used for per-system hashes.
-pub(crate) fn mix(mut value: u64) -> u64 {
+pub(crate) const fn mix(mut value: u64) -> u64 {
     value = (value ^ (value >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     value = (value ^ (value >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     value ^ (value >> 31)
 }
 
+/// A slot's contribution to the position hash. Empty non-home slots add
+/// nothing, so the non-home systems hash as a multiset.
+#[inline]
+fn word_hash(slot: Slot, word: u64) -> u64 {
+    if (slot as usize) < HOME_SLOTS {
+        mix(word ^ HOME_SALT[slot as usize])
+    } else if word >> 48 != 0 {
+        mix(word ^ OTHER_SALT)
+    } else {
+        0
+    }
+}
+
 const HOME_SALT: [u64; 2] = [0x243F_6A88_85A3_08D3, 0x1319_8A2E_0370_7344];
 const OTHER_SALT: u64 = 0xA409_3822_299F_31D0;
 const META_SALT: u64 = 0x082E_FA98_EC4E_6C89;
+
+/// Number of distinct `meta` values: 3 bits of flags and 6 of turn state.
+const META_VALUES: usize = 1 << 9;
+
+/// The hash key of every `meta` value, computed at compile time, because the
+/// turn state changes on every action.
+static META_KEYS: [u64; META_VALUES] = {
+    let mut keys = [0; META_VALUES];
+    let mut index = 0;
+    while index < META_VALUES {
+        keys[index] = mix(index as u64 ^ META_SALT);
+        index += 1;
+    }
+    keys
+};
 
 /// Bits of `Position::meta`.
 const META_SIDE: u16 = 1;
@@ -509,21 +562,11 @@ impl Position {
 
     /// Recomputes the hash from scratch; tests compare it with [`Position::hash`].
     pub fn compute_hash(&self) -> u64 {
-        let mut hash = mix(self.meta as u64 ^ META_SALT);
+        let mut hash = META_KEYS[self.meta as usize];
         for slot in 0..SLOT_COUNT as Slot {
-            hash = hash.wrapping_add(self.system_hash(slot, self.system(slot)));
+            hash = hash.wrapping_add(word_hash(slot, self.system(slot).word()));
         }
         hash
-    }
-
-    fn system_hash(&self, slot: Slot, system: System) -> u64 {
-        if (slot as usize) < HOME_SLOTS {
-            mix(system.word() ^ HOME_SALT[slot as usize])
-        } else if system.exists() {
-            mix(system.word() ^ OTHER_SALT)
-        } else {
-            0
-        }
     }
 
     /// The player whose turn it is.
@@ -553,8 +596,8 @@ impl Position {
     fn set_meta(&mut self, meta: u16) {
         self.hash = self
             .hash
-            .wrapping_sub(mix(self.meta as u64 ^ META_SALT))
-            .wrapping_add(mix(meta as u64 ^ META_SALT));
+            .wrapping_sub(META_KEYS[self.meta as usize])
+            .wrapping_add(META_KEYS[meta as usize]);
         self.meta = meta;
     }
 
@@ -565,6 +608,36 @@ impl Position {
         };
         let meta = self.meta & ((1 << META_TURN_SHIFT) - 1) | state.encode() << META_TURN_SHIFT;
         self.set_meta(meta);
+    }
+
+    /// The packed word of a slot straight from storage (see [`System::word`]).
+    /// Storage is written from `System::word`, so it is already canonical.
+    #[inline]
+    fn stored_word(&self, slot: Slot) -> u64 {
+        let index = slot as usize;
+        let base = 3 * index;
+        let ships = self.ships[base] as u64
+            | (self.ships[base + 1] as u64) << 16
+            | (self.ships[base + 2] as u64) << 32;
+        let nibbles = if index < HOME_SLOTS {
+            (self.home_stars >> (8 * index)) as u64 & 0xFF
+        } else {
+            (self.other_stars >> (4 * (index - HOME_SLOTS))) & 0xF
+        };
+        ships | nibbles << 48
+    }
+
+    /// All pieces in a slot as one set, from storage, without decoding a [`System`].
+    #[inline]
+    fn stored_pieces(&self, slot: Slot) -> PieceSet {
+        let word = self.stored_word(slot);
+        let mut pieces = (word & 0xFF_FFFF) + ((word >> 24) & 0xFF_FFFF);
+        for nibble in [(word >> 48) & 0xF, (word >> 52) & 0xF] {
+            if nibble != 0 {
+                pieces += 1 << (2 * (nibble - 1));
+            }
+        }
+        PieceSet(pieces as u32)
     }
 
     /// The contents of a slot (an empty [`System`] for an unused slot).
@@ -598,12 +671,29 @@ impl Position {
     /// Overwrites a slot, keeping the hash up to date. Non-home slots hold at
     /// most one star; the caller guarantees it.
     fn set_system(&mut self, slot: Slot, system: System) {
-        let old = self.system(slot);
+        self.write_word(slot, system.word());
+    }
+
+    /// Adds (`delta` = 1) or removes (`delta` = -1) one ship of `player` in a
+    /// slot, straight on the packed word: the hot path of most actions.
+    #[inline]
+    fn change_ship(&mut self, slot: Slot, player: usize, piece: Piece, delta: i64) {
+        let unit = 1u64 << (2 * piece.index() + 24 * player);
+        let word = self
+            .stored_word(slot)
+            .wrapping_add_signed(delta * unit as i64);
+        self.write_word(slot, word);
+    }
+
+    /// Stores a canonical packed word (see [`System::word`]) in a slot,
+    /// keeping the hash up to date.
+    #[inline]
+    fn write_word(&mut self, slot: Slot, word: u64) {
+        let old = self.stored_word(slot);
         self.hash = self
             .hash
-            .wrapping_sub(self.system_hash(slot, old))
-            .wrapping_add(self.system_hash(slot, system));
-        let word = system.word();
+            .wrapping_sub(word_hash(slot, old))
+            .wrapping_add(word_hash(slot, word));
         let index = slot as usize;
         let base = 3 * index;
         self.ships[base] = word as u16;
@@ -625,6 +715,17 @@ impl Position {
         (0..SLOT_COUNT as Slot).filter(move |&slot| self.system(slot).exists())
     }
 
+    /// Whether any system holds four or more pieces of one colour, that is
+    /// whether a catastrophe is available at all.
+    pub fn has_overpopulation(&self) -> bool {
+        (0..SLOT_COUNT as Slot).any(|slot| self.stored_pieces(slot).overpopulated_colours() != 0)
+    }
+
+    /// The overpopulated colours of one slot, as a bit mask (bit `c` for colour `c`).
+    pub fn overpopulated_colours(&self, slot: Slot) -> u8 {
+        self.stored_pieces(slot).overpopulated_colours()
+    }
+
     /// The lowest free non-home slot, where the next discovery goes.
     pub fn free_slot(&self) -> Option<Slot> {
         (0..(SLOT_COUNT - HOME_SLOTS))
@@ -644,8 +745,8 @@ impl Position {
     /// Whether `player` is alive: their homeworld exists and holds one of
     /// their own ships (rules.md R11.1).
     pub fn is_alive(&self, player: Player) -> bool {
-        let home = self.system(player.index() as Slot);
-        home.exists() && !home.ships[player.index()].is_empty()
+        let word = self.stored_word(player.index() as Slot);
+        word >> 48 != 0 && (word >> (24 * player.index())) & 0xFF_FFFF != 0
     }
 
     /// The result as it stands between turns. During setup the game is ongoing.
@@ -668,6 +769,7 @@ impl Position {
         created: [bool; 2],
         others: &[System],
         side_to_move: Player,
+        turn_state: TurnState,
     ) -> Result<Position, SetupError> {
         let mut position = Position::start();
         let mut used = PieceSet::EMPTY;
@@ -711,24 +813,24 @@ impl Position {
                 meta |= META_CREATED[player.index()];
             }
         }
-        // Setup order (R3.1): player 0 creates first, then player 1.
+        // Setup order (R3.1): player 0 creates first, then player 1. A setup
+        // turn is Done between creating the home and ending the turn.
+        let start = turn_state == TurnState::Start;
         let setup_ok = match (created[0], created[1]) {
-            (false, false) => side_to_move == Player::First,
-            (true, false) => side_to_move == Player::Second,
+            (false, false) => side_to_move == Player::First && start,
+            (true, false) => {
+                side_to_move == Player::Second && start || side_to_move == Player::First && !start
+            }
             (false, true) => false,
             (true, true) => true,
         };
-        if !setup_ok {
+        let in_setup = !(created[0] && created[1]);
+        if !setup_ok || (in_setup && matches!(turn_state, TurnState::Sacrifice { .. })) {
             return Err(SetupError::SetupOrder);
         }
         position.set_meta(meta);
+        position.set_turn_state(turn_state);
         Ok(position)
-    }
-
-    /// Sets the turn state, for parsers of mid-turn positions.
-    pub fn with_turn_state(mut self, state: TurnState) -> Position {
-        self.set_turn_state(state);
-        self
     }
 
     /// The non-home systems' packed words, sorted: the canonical multiset.
@@ -1002,9 +1104,7 @@ impl Position {
                 return;
             }
             Action::Sacrifice { system, ship } => {
-                let mut contents = self.system(system);
-                contents.ships[me].remove(ship);
-                self.set_system(system, contents);
+                self.change_ship(system, me, ship, -1);
                 self.settle(rules, system);
                 self.set_turn_state(TurnState::Sacrifice {
                     colour: ship.colour(),
@@ -1012,24 +1112,15 @@ impl Position {
                 });
                 return;
             }
-            Action::Build { system, piece } => {
-                let mut contents = self.system(system);
-                contents.ships[me].add(piece);
-                self.set_system(system, contents);
-            }
+            Action::Build { system, piece } => self.change_ship(system, me, piece, 1),
             Action::Trade { system, from, to } => {
-                let mut contents = self.system(system);
-                contents.ships[me].remove(from);
-                contents.ships[me].add(to);
-                self.set_system(system, contents);
+                let word = self.stored_word(system) - (1 << (2 * from.index() + 24 * me))
+                    + (1 << (2 * to.index() + 24 * me));
+                self.write_word(system, word);
             }
             Action::Move { from, to, ship } => {
-                let mut origin = self.system(from);
-                origin.ships[me].remove(ship);
-                self.set_system(from, origin);
-                let mut destination = self.system(to);
-                destination.ships[me].add(ship);
-                self.set_system(to, destination);
+                self.change_ship(from, me, ship, -1);
+                self.change_ship(to, me, ship, 1);
                 self.settle(rules, from);
             }
             Action::Discover { from, ship, star } => {
@@ -1037,20 +1128,16 @@ impl Position {
                 let Some(slot) = self.free_slot() else {
                     return;
                 };
-                let mut origin = self.system(from);
-                origin.ships[me].remove(ship);
-                self.set_system(from, origin);
-                let mut created = System::default();
-                created.stars.add(star);
-                created.ships[me].add(ship);
-                self.set_system(slot, created);
+                self.change_ship(from, me, ship, -1);
+                let created =
+                    (1u64 << (2 * ship.index() + 24 * me)) | (star.index() as u64 + 1) << 48;
+                self.write_word(slot, created);
                 self.settle(rules, from);
             }
             Action::Capture { system, ship } => {
-                let mut contents = self.system(system);
-                contents.ships[1 - me].remove(ship);
-                contents.ships[me].add(ship);
-                self.set_system(system, contents);
+                let word = self.stored_word(system) - (1 << (2 * ship.index() + 24 * (1 - me)))
+                    + (1 << (2 * ship.index() + 24 * me));
+                self.write_word(system, word);
             }
         }
         let next = match state {
@@ -1067,16 +1154,18 @@ impl Position {
     /// system without ships or without a star, a home without stars, and under
     /// `home_vanishes_when_empty` a home without ships.
     fn settle(&mut self, rules: &Rules, slot: Slot) {
-        let system = self.system(slot);
-        if !system.exists() {
-            if !system.has_no_ships() {
-                self.set_system(slot, System::default());
+        let word = self.stored_word(slot);
+        let has_star = word >> 48 != 0;
+        let has_ships = word & 0xFFFF_FFFF_FFFF != 0;
+        if !has_star {
+            if has_ships {
+                self.write_word(slot, 0);
             }
             return;
         }
         let is_home = (slot as usize) < HOME_SLOTS;
-        if system.has_no_ships() && (!is_home || rules.home_vanishes_when_empty) {
-            self.set_system(slot, System::default());
+        if !has_ships && (!is_home || rules.home_vanishes_when_empty) {
+            self.write_word(slot, 0);
         }
     }
 
@@ -1109,6 +1198,15 @@ impl Position {
         let meta = (self.meta ^ META_SIDE) & ((1 << META_TURN_SHIFT) - 1);
         self.set_meta(meta);
         Ok(self.outcome())
+    }
+
+    /// The hash the position would have after [`Position::end_turn`], without
+    /// ending it; for enumerators that only need to know the result's identity.
+    pub fn hash_after_end(&self) -> u64 {
+        let meta = (self.meta ^ META_SIDE) & ((1 << META_TURN_SHIFT) - 1);
+        self.hash
+            .wrapping_sub(META_KEYS[self.meta as usize])
+            .wrapping_add(META_KEYS[meta as usize])
     }
 
     /// Whether firing every overpopulation at `player`'s home would eliminate
@@ -1159,12 +1257,33 @@ impl std::hash::Hash for Position {
     }
 }
 
-impl fmt::Debug for Position {
+impl fmt::Display for System {
+    /// `stars:player-0-ships:player-1-ships`, the body of a system in HWPN.
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             formatter,
-            "Position({})",
-            crate::notation::hwpn::write(self, None)
+            "{}:{}:{}",
+            self.stars, self.ships[0], self.ships[1]
+        )
+    }
+}
+
+impl fmt::Debug for Position {
+    /// Slot by slot, with the side to move and the turn state: enough to
+    /// read a failing test without depending on the notation layer.
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(formatter, "Position(")?;
+        for slot in 0..SLOT_COUNT as Slot {
+            let system = self.system(slot);
+            if (slot as usize) < HOME_SLOTS || system.exists() {
+                write!(formatter, "{}{system}", if slot == 0 { "" } else { "/" })?;
+            }
+        }
+        write!(
+            formatter,
+            " {} {:?})",
+            self.side_to_move(),
+            self.turn_state()
         )
     }
 }

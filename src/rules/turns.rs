@@ -8,8 +8,7 @@
 //! visit is cut. That memo is what keeps yellow-sacrifice positions with tens
 //! of thousands of results fast, and it cannot lose a turn.
 
-use super::generate::ActionList;
-use super::position::{Action, Outcome, Position};
+use super::position::{Action, Outcome, Position, TurnState};
 use super::profile::Rules;
 
 /// A complete turn: its actions in order and where it leads.
@@ -105,6 +104,9 @@ impl HashSet64 {
 pub struct TurnEnumerator {
     states: HashSet64,
     results: HashSet64,
+    /// Pending actions of every open depth, as one stack, so that the
+    /// depth-first walk allocates nothing per state.
+    actions: Vec<Action>,
 }
 
 impl TurnEnumerator {
@@ -113,14 +115,7 @@ impl TurnEnumerator {
         self.states.clear();
         self.results.clear();
         let mut visit = |_: &[Action], _: &Position, _: Outcome| {};
-        explore(
-            position,
-            rules,
-            &mut self.states,
-            &mut self.results,
-            &mut Vec::new(),
-            &mut visit,
-        );
+        self.run(position, rules, &mut visit);
         self.results.len()
     }
 
@@ -134,41 +129,86 @@ impl TurnEnumerator {
     ) {
         self.states.clear();
         self.results.clear();
-        explore(
-            position,
+        self.run(position, rules, &mut visit);
+    }
+
+    fn run(
+        &mut self,
+        position: &Position,
+        rules: &Rules,
+        visit: &mut impl FnMut(&[Action], &Position, Outcome),
+    ) {
+        self.actions.clear();
+        let mut walk = Walk {
             rules,
-            &mut self.states,
-            &mut self.results,
-            &mut Vec::new(),
-            &mut visit,
-        );
+            states: &mut self.states,
+            results: &mut self.results,
+            actions: &mut self.actions,
+            path: Vec::with_capacity(16),
+        };
+        walk.explore(position, visit);
     }
 }
 
-fn explore(
-    position: &Position,
-    rules: &Rules,
-    states: &mut HashSet64,
-    results: &mut HashSet64,
-    path: &mut Vec<Action>,
-    visit: &mut impl FnMut(&[Action], &Position, Outcome),
-) {
-    let mut ended = *position;
-    if let Ok(outcome) = ended.end_turn(rules) {
-        if results.insert(ended.hash()) {
-            visit(path, &ended, outcome);
+/// The state of one depth-first enumeration.
+struct Walk<'a> {
+    rules: &'a Rules,
+    states: &'a mut HashSet64,
+    results: &'a mut HashSet64,
+    actions: &'a mut Vec<Action>,
+    path: Vec<Action>,
+}
+
+impl Walk<'_> {
+    fn record(
+        &mut self,
+        position: &Position,
+        visit: &mut impl FnMut(&[Action], &Position, Outcome),
+    ) {
+        let mut ended = *position;
+        if let Ok(outcome) = ended.end_turn(self.rules) {
+            if self.results.insert(ended.hash()) {
+                visit(&self.path, &ended, outcome);
+            }
         }
     }
-    let mut actions = ActionList::default();
-    position.legal_actions(rules, &mut actions);
-    for &action in actions.as_slice() {
-        let mut next = *position;
-        next.apply_unchecked(rules, action);
-        if states.insert(next.hash()) {
-            path.push(action);
-            explore(&next, rules, states, results, path, visit);
-            path.pop();
+
+    fn explore(
+        &mut self,
+        position: &Position,
+        visit: &mut impl FnMut(&[Action], &Position, Outcome),
+    ) {
+        self.record(position, visit);
+        let first = self.actions.len();
+        position.for_each_action(self.rules, |action| self.actions.push(action));
+        let overpopulated_here = position.has_overpopulation();
+        let last = self.actions.len();
+        for index in first..last {
+            let action = self.actions[index];
+            let mut next = *position;
+            next.apply_unchecked(self.rules, action);
+            let overpopulated = if overpopulated_here {
+                next.has_overpopulation()
+            } else {
+                action
+                    .grown_system()
+                    .is_some_and(|slot| next.overpopulated_colours(slot) != 0)
+            };
+            if next.turn_state() == TurnState::Done && !overpopulated {
+                // Nothing can follow but the end of the turn: record the
+                // result without remembering the state.
+                self.path.push(action);
+                self.record(&next, visit);
+                self.path.pop();
+                continue;
+            }
+            if self.states.insert(next.hash()) {
+                self.path.push(action);
+                self.explore(&next, visit);
+                self.path.pop();
+            }
         }
+        self.actions.truncate(first);
     }
 }
 

@@ -713,7 +713,7 @@ fn collect_info(shared: &Shared, start: Instant, multi_pv: usize, in_check: bool
             }
             if candidates
                 .first()
-                .is_none_or_compat(|first| first.turn != turn.actions)
+                .is_none_or(|first| first.turn != turn.actions)
             {
                 candidates.retain(|candidate| candidate.turn != turn.actions);
                 candidates.insert(0, to_candidate(turn.clone()));
@@ -750,20 +750,6 @@ fn to_candidate(turn: TreeTurn) -> Candidate {
         visits: turn.visits,
         proof: proof_from(turn.proof),
         turn: turn.actions,
-    }
-}
-
-/// `Option::is_none_or` for the crate's minimum Rust version.
-trait IsNoneOr<T> {
-    fn is_none_or_compat(&self, predicate: impl FnOnce(&T) -> bool) -> bool;
-}
-
-impl<T> IsNoneOr<T> for Option<&T> {
-    fn is_none_or_compat(&self, predicate: impl FnOnce(&T) -> bool) -> bool {
-        match self {
-            None => true,
-            Some(value) => predicate(value),
-        }
     }
 }
 

@@ -525,8 +525,7 @@ impl Tree {
             next_edge += count;
         }
         // Slide nodes down.
-        for old in 1..node_count {
-            let new = new_index[old];
+        for (old, &new) in new_index.iter().enumerate().skip(1) {
             if new == 0 || new as usize == old {
                 continue;
             }
