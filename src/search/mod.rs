@@ -316,6 +316,8 @@ pub struct Searcher {
     solver: Solver,
     /// The turn index (from the tree's base) of the last root, if the tree holds one.
     last_turn: Option<u32>,
+    /// Searches since the last `clear`, to vary the random player.
+    searches: u64,
 }
 
 impl Searcher {
@@ -328,6 +330,7 @@ impl Searcher {
             worker: Worker::default(),
             solver: Solver::default(),
             last_turn: None,
+            searches: 0,
         }
     }
 
@@ -351,6 +354,7 @@ impl Searcher {
     pub fn clear(&mut self) {
         self.tree.clear();
         self.last_turn = None;
+        self.searches = 0;
     }
 
     /// Bytes the tree may use at most.
@@ -387,7 +391,11 @@ impl Searcher {
         }
         let result = match self.options.player {
             PlayerKind::Random => {
-                let turn = players::random_turn(position, &rules, self.options.seed);
+                // The call count keeps a repeated position from getting the
+                // same "random" turn every time, yet stays reproducible.
+                self.searches += 1;
+                let seed = self.options.seed ^ self.searches.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                let turn = players::random_turn(position, &rules, seed);
                 simple_result(turn, 0.0, Decision::Random, start)
             }
             PlayerKind::Greedy => {
@@ -639,7 +647,8 @@ impl Searcher {
                 }
             }
         }
-        self.clear();
+        self.tree.clear();
+        self.last_turn = None;
         0
     }
 }

@@ -552,11 +552,17 @@ fn yellow_covers(position: &Position, mover: Player, budget: u32) -> Covers {
     let them = 1 - me;
     let target_slot = them as Slot;
     let target = position.system(target_slot);
+    // Each missing piece costs at least one move: when that alone is over
+    // budget, the distances need not be looked at.
+    let floor = Covers::new(target, them, |colour| need(target, colour));
+    if floor.min() > budget {
+        return floor;
+    }
     let target_sizes = possible_sizes(target, true, budget);
     // Own ships outside the target, by colour: (one jump, farther).
     let mut near = [0u32; 4];
     let mut far = [0u32; 4];
-    for slot in position.occupied_slots() {
+    for slot in 0..crate::rules::SLOT_COUNT as Slot {
         if slot == target_slot {
             continue;
         }
