@@ -509,6 +509,10 @@ impl Searcher {
         let info_interval = self.options.info_interval;
         let multi_pv = self.options.multi_pv.max(1);
         let worker = &mut self.worker;
+        // With one thread the count is exact (flushed every iteration), so a
+        // node limit is reproducible; with more, workers add in batches.
+        let batch = if threads == 1 { 1 } else { 16 };
+        worker.max_depth_reset();
         std::thread::scope(|scope| {
             for _ in 1..threads {
                 let shared = &shared;
@@ -520,25 +524,26 @@ impl Searcher {
                             break;
                         }
                         helper.iterate(shared);
-                        if shared.iterations.fetch_add(1, Ordering::Relaxed) + 1
-                            >= shared.node_limit
-                        {
+                        if helper.pending() >= batch && helper.flush(shared) >= shared.node_limit {
                             shared.halt.store(true, Ordering::Relaxed);
                         }
                     }
+                    helper.flush(shared);
                 });
             }
             let mut last_info = Instant::now();
+            let mut since_check = 0;
             while !shared.stopping() {
                 if shared.tree.node(root).proof.load(Ordering::Relaxed) != UNPROVEN {
                     break;
                 }
                 worker.iterate(&shared);
-                let done = shared.iterations.fetch_add(1, Ordering::Relaxed) + 1;
-                if done >= node_limit {
+                since_check += 1;
+                if worker.pending() >= batch && worker.flush(&shared) >= node_limit {
                     break;
                 }
-                if done % 32 == 0 {
+                if since_check >= 32 {
+                    since_check = 0;
                     if controller.should_stop(&shared) {
                         break;
                     }
@@ -550,6 +555,7 @@ impl Searcher {
                 }
             }
             shared.halt.store(true, Ordering::Relaxed);
+            worker.flush(&shared);
         });
         let mut info = collect_info(&shared, start, multi_pv, in_check);
         // 4. Verify the choice; fall back to the best safe turn if needed.
