@@ -320,8 +320,18 @@ impl Worker {
             if step == Step::Invalid {
                 break (node.static_value(), mover, false);
             }
-            if let Step::Ended(_) = step {
-                self.starts.push(position.hash());
+            if let Step::Ended(outcome) = step {
+                let hash = position.hash();
+                // A repetition depends on the path and the game so far, which
+                // change under tree reuse, so it is checked on every visit,
+                // not only when the node is created.
+                let repeats = outcome == Outcome::Ongoing
+                    && child != 0
+                    && (shared.history.binary_search(&hash).is_ok() || self.starts.contains(&hash));
+                self.starts.push(hash);
+                if repeats {
+                    break (0.0, tree.node(child).mover(), false);
+                }
             }
             if child == 0 {
                 match self.create(shared, &position, turn, step) {

@@ -18,22 +18,41 @@ const SIZE_VALUE: [f32; 4] = [0.0, 1.0, 2.5, 5.5];
 /// The logit of one action. `facts` describe `position`.
 fn logit(position: &Position, facts: &Facts, action: Action, tunables: &Tunables) -> f32 {
     let base = base_logit(position, facts, action, tunables);
-    // Making a fourth piece of a colour hands the opponent a catastrophe
-    // (worth it only at the enemy home, where the mover may fire it).
-    let target = position.side_to_move().opponent().index() as Slot;
+    // Adding the fourth piece of a colour to a system makes a catastrophe:
+    // an attack if firing it destroys more of theirs than of ours (the mover
+    // can fire it this turn), a gift to the opponent otherwise.
     let added = match action {
-        Action::Build { system, piece } => Some((system, piece.colour())),
-        Action::Trade { system, to, .. } => Some((system, to.colour())),
-        Action::Move { to, ship, .. } => Some((to, ship.colour())),
+        Action::Build { system, piece } => Some((system, piece)),
+        Action::Trade { system, to, .. } => Some((system, to)),
+        Action::Move { to, ship, .. } => Some((to, ship)),
         _ => None,
     };
-    match added {
-        Some((system, colour))
-            if system != target && facts.systems[system as usize].colour_count(colour) == 3 =>
-        {
-            base + tunables[Tunable::PriorGiveCatastrophe]
-        }
-        _ => base,
+    let Some((system, piece)) = added else {
+        return base;
+    };
+    let contents = facts.systems[system as usize];
+    let colour = piece.colour();
+    if contents.colour_count(colour) != 3 {
+        return base;
+    }
+    let me = position.side_to_move().index();
+    let vanishes = contents.stars.without_colour(colour).is_empty();
+    let lost = |player: usize| -> f32 {
+        let ships = if vanishes {
+            contents.ships[player]
+        } else {
+            contents.ships[player].of_colour(colour)
+        };
+        let counts = size_counts(ships);
+        counts[0] as f32 * SIZE_VALUE[1]
+            + counts[1] as f32 * SIZE_VALUE[2]
+            + counts[2] as f32 * SIZE_VALUE[3]
+    };
+    let net = lost(1 - me) - lost(me) - SIZE_VALUE[piece.size() as usize];
+    if net > 0.0 {
+        base + tunables[Tunable::PriorCatastrophe] * net
+    } else {
+        base + tunables[Tunable::PriorGiveCatastrophe]
     }
 }
 
