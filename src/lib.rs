@@ -6,8 +6,11 @@
 //! - [`notation`]: every text format (HWPN, homeworlds-cli state text, turn
 //!   tokens, SuperDuperGames records) and the system names beside a position.
 //! - [`record`]: game records and replay, judged by the rules core.
+//! - [`search`]: the engine: parallel MCTS with exact win-in-1 and safety
+//!   checks, the greedy and random players, self-play. Never prints.
 #![warn(missing_docs)]
 
 pub mod notation;
 pub mod record;
 pub mod rules;
+pub mod search;

@@ -1,0 +1,126 @@
+//! Facts about a position that the evaluation, the priors and the solver's
+//! bounds all need, gathered in one pass over the slots so that none of them
+//! decodes the packed position more than once.
+
+use crate::rules::{Colour, Piece, PieceSet, Position, Slot, System, SLOT_COUNT};
+
+/// Low bit of the 2-bit field of every piece type of size 1, 2 and 3.
+const SIZE_MASKS: [u32; 3] = [0x0004_1041, 0x0010_4104, 0x0041_0410];
+
+/// How many pieces of each size (index 0 = small) a set holds.
+#[inline]
+pub(crate) fn size_counts(set: PieceSet) -> [u32; 3] {
+    let low = set.0;
+    let high = set.0 >> 1;
+    [0, 1, 2].map(|size| {
+        (low & SIZE_MASKS[size]).count_ones() + 2 * (high & SIZE_MASKS[size]).count_ones()
+    })
+}
+
+/// A bit mask of the colours present in a set (bit = colour index).
+#[inline]
+pub(crate) fn colour_mask(set: PieceSet) -> u8 {
+    let mut mask = 0;
+    for colour in Colour::ALL {
+        if set.has_colour(colour) {
+            mask |= 1 << colour.index();
+        }
+    }
+    mask
+}
+
+/// The largest piece of `colour` in a set, as a size (0 when absent).
+#[inline]
+pub(crate) fn largest_of_colour(set: PieceSet, colour: Colour) -> u8 {
+    set.of_colour(colour).largest_size()
+}
+
+/// Whether some colour has four or more pieces in the set: whether a
+/// system with these pieces is overpopulated.
+#[inline]
+pub(crate) fn has_overpopulation(set: PieceSet) -> bool {
+    set.len() >= 4
+        && Colour::ALL
+            .iter()
+            .any(|&colour| set.colour_count(colour) >= 4)
+}
+
+/// The piece of a colour and size; both are always valid here.
+#[inline]
+pub(crate) fn piece(colour: Colour, size: u8) -> Piece {
+    Piece::new(colour, size).expect("sizes are 1..=3")
+}
+
+/// The slot facts of a position.
+pub(crate) struct Facts {
+    /// Every slot's contents (empty systems for unused slots).
+    pub systems: [System; SLOT_COUNT],
+    /// Star-size mask per slot (bit `s` for size `s`).
+    pub sizes: [u8; SLOT_COUNT],
+    /// Occupied slots as a bit mask.
+    pub occupied: u32,
+    /// Occupied slots in order, homes first.
+    pub slots: [Slot; SLOT_COUNT],
+    /// Number of occupied slots.
+    pub slot_count: usize,
+    /// The bank.
+    pub bank: PieceSet,
+    /// Every ship of each player, wherever it is.
+    pub fleet: [PieceSet; 2],
+}
+
+impl Facts {
+    /// Gathers the facts in one pass.
+    pub fn new(position: &Position) -> Facts {
+        let mut systems = [System::default(); SLOT_COUNT];
+        let mut sizes = [0; SLOT_COUNT];
+        let mut occupied = 0;
+        let mut slots = [0; SLOT_COUNT];
+        let mut slot_count = 0;
+        let mut used = PieceSet::EMPTY;
+        let mut fleet = [PieceSet::EMPTY; 2];
+        for slot in 0..SLOT_COUNT {
+            let system = position.system(slot as Slot);
+            if system.exists() {
+                systems[slot] = system;
+                sizes[slot] = system.size_mask();
+                occupied |= 1 << slot;
+                slots[slot_count] = slot as Slot;
+                slot_count += 1;
+                used = used.plus(system.pieces());
+                fleet[0] = fleet[0].plus(system.ships[0]);
+                fleet[1] = fleet[1].plus(system.ships[1]);
+            }
+        }
+        Facts {
+            systems,
+            sizes,
+            occupied,
+            slots,
+            slot_count,
+            bank: used.complement(),
+            fleet,
+        }
+    }
+
+    /// The occupied slots.
+    #[inline]
+    pub fn slots(&self) -> &[Slot] {
+        &self.slots[..self.slot_count]
+    }
+
+    /// Whether a slot holds a system.
+    #[inline]
+    pub fn exists(&self, slot: Slot) -> bool {
+        self.occupied & (1 << slot) != 0
+    }
+
+    /// Whether two existing systems are connected (rules.md R4.1).
+    #[inline]
+    pub fn connected(&self, a: Slot, b: Slot) -> bool {
+        a != b
+            && self.exists(a)
+            && self.exists(b)
+            && self.sizes[a as usize] & self.sizes[b as usize] == 0
+    }
+}

@@ -1,0 +1,964 @@
+//! The tree search: selection, expansion, evaluation, backup and proofs.
+//!
+//! Each tree level is one action of the current turn, plus an explicit
+//! end-of-turn edge (packed as 0); only ending the turn hands the move over,
+//! so values are negated exactly when the mover changes between a node and
+//! its child, never by depth parity. An action that finishes the turn's core
+//! with no catastrophe left to fire ends the turn at once (its child is the
+//! opponent's start-of-turn node), which saves a node per ordinary turn.
+//!
+//! Positions are not stored: every iteration replays the path from the root.
+//! New nodes are scored by the static evaluation (mid-turn nodes by the
+//! position after ending the turn now) and expanded on their second visit.
+//! Start-of-turn nodes ask the win-in-1 solver: a mover who can eliminate
+//! the opponent is a proven win and is never expanded (MCTS-Solver). Proofs
+//! move up when a mover has a winning child, or when every legal child is
+//! materialised and proven. Selection is PUCT with first-play urgency and
+//! progressive widening in prior order; proven losses do not count against
+//! the widening budget, so a refuted line makes room for the next one.
+
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+
+use super::eval;
+use super::facts::has_overpopulation;
+use super::priors::scored_children;
+use super::solver::{passed, Solver};
+use super::tree::*;
+use super::tunables::{Tunable, Tunables};
+use crate::rules::{
+    Action, Outcome, Player, Position, Rules, Slot, TurnEnumerator, TurnState, SLOT_COUNT,
+};
+
+/// Edges materialised at a first expansion, then at the first widening.
+const FIRST_BLOCK: u32 = 8;
+const SECOND_BLOCK: u32 = 32;
+/// States the in-tree solver may visit before answering "unknown".
+const TREE_SOLVER_LIMIT: u64 = 4_000;
+
+/// What all workers of one search share.
+pub(crate) struct Shared<'a> {
+    pub tree: &'a Tree,
+    pub rules: Rules,
+    pub tunables: &'a Tunables,
+    pub root: u32,
+    pub root_position: Position,
+    pub root_turn: u32,
+    /// Sorted hashes of earlier start-of-turn positions in the game.
+    pub history: &'a [u64],
+    /// Sorted hashes of the positions on safe turns, when the root is in check.
+    pub root_filter: Option<&'a [u64]>,
+    /// Set from outside to stop the search.
+    pub stop: &'a AtomicBool,
+    /// Set by the search itself when a limit is reached.
+    pub halt: AtomicBool,
+    pub iterations: AtomicU64,
+    pub depth_sum: AtomicU64,
+    pub max_depth: AtomicU32,
+    pub node_limit: u64,
+}
+
+impl Shared<'_> {
+    /// Whether the workers should stop.
+    #[inline]
+    pub fn stopping(&self) -> bool {
+        self.halt.load(Ordering::Relaxed) || self.stop.load(Ordering::Relaxed)
+    }
+}
+
+/// Per-thread scratch space.
+pub(crate) struct Worker {
+    solver: Solver,
+    scored: Vec<(f32, u32)>,
+    path: Vec<u32>,
+    starts: Vec<u64>,
+}
+
+impl Default for Worker {
+    fn default() -> Worker {
+        Worker {
+            solver: Solver::default(),
+            scored: Vec::with_capacity(256),
+            path: Vec::with_capacity(64),
+            starts: Vec::with_capacity(16),
+        }
+    }
+}
+
+/// The value of a proof for the node's mover.
+#[inline]
+pub(crate) fn proof_value(proof: u8) -> f32 {
+    match proof {
+        PROVEN_WIN => 1.0,
+        PROVEN_LOSS => -1.0,
+        _ => 0.0,
+    }
+}
+
+/// A proof seen from the other player's side.
+#[inline]
+pub(crate) fn flip_proof(proof: u8) -> u8 {
+    match proof {
+        PROVEN_WIN => PROVEN_LOSS,
+        PROVEN_LOSS => PROVEN_WIN,
+        other => other,
+    }
+}
+
+/// A child's proof from the point of view of the parent's mover.
+#[inline]
+fn proof_for(tree: &Tree, child: u32, mover: usize) -> u8 {
+    let node = tree.node(child);
+    let proof = node.proof.load(Ordering::Acquire);
+    if node.mover() == mover {
+        proof
+    } else {
+        flip_proof(proof)
+    }
+}
+
+/// Whether any catastrophe could be fired now.
+pub(crate) fn any_catastrophe(position: &Position) -> bool {
+    (0..SLOT_COUNT as Slot).any(|slot| has_overpopulation(position.system(slot).pieces()))
+}
+
+/// Where following an edge led.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// Still inside the same turn.
+    Inside,
+    /// The turn ended with this outcome.
+    Ended(Outcome),
+    /// The edge could not be followed (never happens with a consistent tree).
+    Invalid,
+}
+
+/// Follows an edge: applies the action, or ends the turn, and ends it
+/// automatically when nothing but the end is left.
+pub(crate) fn advance(position: &mut Position, rules: &Rules, action: u32, turn: &mut u32) -> Step {
+    advance_hinted(position, rules, action, turn, None)
+}
+
+/// [`advance`], told by `ends` (when the child already exists) whether the
+/// edge ends the turn, which saves looking for catastrophes.
+pub(crate) fn advance_hinted(
+    position: &mut Position,
+    rules: &Rules,
+    action: u32,
+    turn: &mut u32,
+    ends: Option<bool>,
+) -> Step {
+    if action == END_TURN {
+        return match position.end_turn(rules) {
+            Ok(outcome) => {
+                *turn += 1;
+                Step::Ended(outcome)
+            }
+            Err(_) => Step::Invalid,
+        };
+    }
+    let Some(action) = Action::unpack(action) else {
+        return Step::Invalid;
+    };
+    debug_assert!(
+        position.check(rules, action).is_ok(),
+        "tree edge {action:?} is illegal in {position:?}"
+    );
+    position.apply_unchecked(rules, action);
+    let ends = match ends {
+        Some(ends) => ends,
+        None => position.turn_state() == TurnState::Done && !any_catastrophe(position),
+    };
+    if ends {
+        let mut ended = *position;
+        if let Ok(outcome) = ended.end_turn(rules) {
+            *position = ended;
+            *turn += 1;
+            return Step::Ended(outcome);
+        }
+    }
+    Step::Inside
+}
+
+/// Result of looking up or creating a child.
+enum Creation {
+    /// A node created by this call: (index, value for its mover).
+    Created(u32, f32),
+    /// A node that already existed.
+    Existing(u32),
+    /// The arena is full: (value, mover) of the unstored leaf.
+    Full(f32, usize),
+}
+
+impl Worker {
+    /// Creates the root node for a search if it does not exist yet.
+    pub fn ensure_root(
+        &mut self,
+        tree: &Tree,
+        rules: &Rules,
+        tunables: &Tunables,
+        position: &Position,
+        turn: u32,
+        history: &[u64],
+    ) -> Option<u32> {
+        let key = node_key(position, turn);
+        if let Some(node) = tree.lookup(key) {
+            return Some(node);
+        }
+        let mover = position.side_to_move().index();
+        let threat = passed(position, rules)
+            .map(|after| {
+                self.solver
+                    .can_win_limited(&after, rules, TREE_SOLVER_LIMIT)
+                    == Some(true)
+            })
+            .unwrap_or(false);
+        let value = eval::value(position, tunables, threat);
+        let _ = history;
+        let node = tree.allocate_node()?;
+        write_node(
+            tree.node(node),
+            key,
+            mover as u8 | FLAG_START,
+            UNPROVEN,
+            value,
+            turn,
+        );
+        Some(tree.publish(key, node))
+    }
+
+    /// One iteration: descend, create or evaluate a leaf, back up.
+    pub fn iterate(&mut self, shared: &Shared) {
+        let tree = shared.tree;
+        let rules = &shared.rules;
+        let mut position = shared.root_position;
+        let mut turn = shared.root_turn;
+        let mut node_id = shared.root;
+        self.path.clear();
+        self.starts.clear();
+        self.starts.push(position.hash());
+        let (value, value_mover, proven) = loop {
+            let node = tree.node(node_id);
+            node.virtual_loss.fetch_add(1, Ordering::Relaxed);
+            self.path.push(node_id);
+            let mover = node.mover();
+            let proof = node.proof.load(Ordering::Acquire);
+            if proof != UNPROVEN {
+                break (proof_value(proof), mover, true);
+            }
+            if node.flags.load(Ordering::Relaxed) & FLAG_REPETITION != 0 {
+                break (0.0, mover, false);
+            }
+            let mut state = node.state.load(Ordering::Acquire);
+            if state == UNEXPANDED
+                && (node_id == shared.root || node.visits.load(Ordering::Relaxed) > 0)
+                && self.expand(shared, node_id, &position, turn)
+            {
+                state = EXPANDED;
+                let proof = node.proof.load(Ordering::Acquire);
+                if proof != UNPROVEN {
+                    break (proof_value(proof), mover, true);
+                }
+            }
+            if state != EXPANDED && state != WIDENING {
+                break (node.static_value(), mover, false);
+            }
+            let Some(edge_index) = self.select(shared, node_id, &position) else {
+                // Every materialised child is a proven loss and none is left.
+                if try_prove(tree, node_id) {
+                    break (proof_value(node.proof.load(Ordering::Acquire)), mover, true);
+                }
+                break (-1.0, mover, false);
+            };
+            let edge = tree.edge(edge_index);
+            edge.visits.fetch_add(1, Ordering::Relaxed);
+            let action = edge.action.load(Ordering::Relaxed);
+            let mut child = edge.child.load(Ordering::Acquire);
+            // An existing child tells whether the edge ends the turn: the
+            // mover changes exactly then.
+            let ends = (child != 0).then(|| tree.node(child).mover() != mover);
+            let step = advance_hinted(&mut position, rules, action, &mut turn, ends);
+            if step == Step::Invalid {
+                break (node.static_value(), mover, false);
+            }
+            if let Step::Ended(_) = step {
+                self.starts.push(position.hash());
+            }
+            if child == 0 {
+                match self.create(shared, &position, turn, step) {
+                    Creation::Created(index, value) => {
+                        edge.child.store(index, Ordering::Release);
+                        let created = tree.node(index);
+                        created.virtual_loss.fetch_add(1, Ordering::Relaxed);
+                        self.path.push(index);
+                        let proof = created.proof.load(Ordering::Relaxed);
+                        break (value, created.mover(), proof != UNPROVEN);
+                    }
+                    Creation::Existing(index) => {
+                        edge.child.store(index, Ordering::Release);
+                        child = index;
+                    }
+                    Creation::Full(value, mover) => break (value, mover, false),
+                }
+            }
+            node_id = child;
+        };
+        for &index in self.path.iter().rev() {
+            let node = tree.node(index);
+            let signed = if node.mover() == value_mover {
+                value
+            } else {
+                -value
+            };
+            node.value_sum
+                .fetch_add((signed as f64 * VALUE_SCALE) as i64, Ordering::Relaxed);
+            node.visits.fetch_add(1, Ordering::Relaxed);
+            node.virtual_loss.fetch_sub(1, Ordering::Relaxed);
+        }
+        if proven && self.path.len() >= 2 {
+            for &index in self.path[..self.path.len() - 1].iter().rev() {
+                if !try_prove(tree, index) {
+                    break;
+                }
+            }
+        }
+        let depth = self.path.len() as u32;
+        shared.depth_sum.fetch_add(depth as u64, Ordering::Relaxed);
+        shared.max_depth.fetch_max(depth, Ordering::Relaxed);
+    }
+
+    /// Finds or creates the node for `position` (reached by `step`).
+    fn create(&mut self, shared: &Shared, position: &Position, turn: u32, step: Step) -> Creation {
+        let tree = shared.tree;
+        let rules = &shared.rules;
+        let hash = position.hash();
+        let key = node_key(position, turn);
+        if let Some(index) = tree.lookup(key) {
+            return Creation::Existing(index);
+        }
+        let mover = position.side_to_move().index();
+        let mut flags = mover as u8;
+        let mut proof = UNPROVEN;
+        let mut value = 0.0;
+        // A turn that has only fired catastrophes so far is, for the rest of
+        // the turn, the same as a fresh start; such nodes merge with real
+        // start-of-turn nodes and are scored alike.
+        let start = position.turn_state() == TurnState::Start;
+        if start {
+            flags |= FLAG_START;
+        }
+        if let Step::Ended(outcome) = step {
+            match outcome {
+                Outcome::Win(winner) => {
+                    proof = if winner.index() == mover {
+                        PROVEN_WIN
+                    } else {
+                        PROVEN_LOSS
+                    };
+                }
+                Outcome::Draw => proof = PROVEN_DRAW,
+                Outcome::Ongoing => {
+                    let earlier = &self.starts[..self.starts.len() - 1];
+                    if shared.history.binary_search(&hash).is_ok() || earlier.contains(&hash) {
+                        flags |= FLAG_REPETITION;
+                    }
+                }
+            }
+        }
+        if proof == UNPROVEN && flags & FLAG_REPETITION == 0 {
+            if start {
+                if self
+                    .solver
+                    .can_win_limited(position, rules, TREE_SOLVER_LIMIT)
+                    == Some(true)
+                {
+                    proof = PROVEN_WIN;
+                } else {
+                    let threat = passed(position, rules)
+                        .map(|after| {
+                            self.solver
+                                .can_win_limited(&after, rules, TREE_SOLVER_LIMIT)
+                                == Some(true)
+                        })
+                        .unwrap_or(false);
+                    value = eval::value(position, shared.tunables, threat);
+                }
+            } else {
+                let mut ended = *position;
+                value = match ended.end_turn(rules) {
+                    Ok(Outcome::Win(winner)) if winner.index() == mover => {
+                        proof = PROVEN_WIN;
+                        1.0
+                    }
+                    Ok(Outcome::Win(_)) => -1.0,
+                    Ok(Outcome::Draw) => 0.0,
+                    Ok(Outcome::Ongoing) => -eval::value(&ended, shared.tunables, false),
+                    Err(_) => 0.0,
+                };
+            }
+        }
+        if proof != UNPROVEN {
+            value = proof_value(proof);
+        }
+        let Some(index) = tree.allocate_node() else {
+            return Creation::Full(value, mover);
+        };
+        write_node(tree.node(index), key, flags, proof, value, turn);
+        let published = tree.publish(key, index);
+        if published != index {
+            return Creation::Existing(published);
+        }
+        Creation::Created(index, value)
+    }
+
+    /// Generates and publishes the first block of children. Returns false if
+    /// another thread is expanding the node or the arena is full.
+    fn expand(&mut self, shared: &Shared, node_id: u32, position: &Position, turn: u32) -> bool {
+        let tree = shared.tree;
+        if tree.is_full() {
+            return false;
+        }
+        let node = tree.node(node_id);
+        if node
+            .state
+            .compare_exchange(UNEXPANDED, EXPANDING, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            return false;
+        }
+        self.generate(shared, position, turn, FIRST_BLOCK as usize);
+        let total = self.scored.len() as u32;
+        if total == 0 {
+            node.edges.store(0, Ordering::Release);
+            node.proof.store(PROVEN_LOSS, Ordering::Release);
+            node.state.store(EXPANDED, Ordering::Release);
+            return true;
+        }
+        let count = total.min(FIRST_BLOCK);
+        let Some(first) = tree.allocate_edges(count) else {
+            node.state.store(UNEXPANDED, Ordering::Release);
+            return false;
+        };
+        for (offset, &(prior, action)) in self.scored[..count as usize].iter().enumerate() {
+            let edge = tree.edge(first + offset as u32);
+            edge.action.store(action, Ordering::Relaxed);
+            edge.prior.store(prior.to_bits(), Ordering::Relaxed);
+        }
+        node.edges
+            .store(pack_children(first, count, total), Ordering::Release);
+        node.state.store(EXPANDED, Ordering::Release);
+        true
+    }
+
+    /// Scores every child into `self.scored`, the first `sorted` in order.
+    fn generate(&mut self, shared: &Shared, position: &Position, turn: u32, sorted: usize) {
+        match shared.root_filter.filter(|_| turn == shared.root_turn) {
+            Some(filter) => {
+                let keep = |hash: u64| filter.binary_search(&hash).is_ok();
+                scored_children(
+                    position,
+                    &shared.rules,
+                    shared.tunables,
+                    Some(&keep),
+                    sorted,
+                    &mut self.scored,
+                );
+            }
+            None => scored_children(
+                position,
+                &shared.rules,
+                shared.tunables,
+                None,
+                sorted,
+                &mut self.scored,
+            ),
+        }
+    }
+
+    /// Materialises the next block of children in prior order.
+    fn widen(&mut self, shared: &Shared, node_id: u32, position: &Position) -> bool {
+        let tree = shared.tree;
+        let node = tree.node(node_id);
+        if tree.is_full()
+            || node
+                .state
+                .compare_exchange(EXPANDED, WIDENING, Ordering::Acquire, Ordering::Relaxed)
+                .is_err()
+        {
+            return false;
+        }
+        let (first, count, total) = node.children();
+        let new_count = if count < SECOND_BLOCK {
+            total.min(SECOND_BLOCK)
+        } else {
+            total
+        };
+        let turn = node.turn.load(Ordering::Relaxed);
+        self.generate(shared, position, turn, new_count as usize);
+        let consistent = self.scored.len() as u32 == total
+            && (0..count).all(|offset| {
+                tree.edge(first + offset).action.load(Ordering::Relaxed)
+                    == self.scored[offset as usize].1
+            });
+        let new_first = if consistent {
+            tree.allocate_edges(new_count)
+        } else {
+            None
+        };
+        let Some(new_first) = new_first else {
+            node.state.store(EXPANDED, Ordering::Release);
+            return false;
+        };
+        for offset in 0..new_count {
+            let to = tree.edge(new_first + offset);
+            if offset < count {
+                let from = tree.edge(first + offset);
+                to.action
+                    .store(from.action.load(Ordering::Relaxed), Ordering::Relaxed);
+                to.prior
+                    .store(from.prior.load(Ordering::Relaxed), Ordering::Relaxed);
+                to.child
+                    .store(from.child.load(Ordering::Acquire), Ordering::Relaxed);
+                to.visits
+                    .store(from.visits.load(Ordering::Relaxed), Ordering::Relaxed);
+            } else {
+                let (prior, action) = self.scored[offset as usize];
+                to.action.store(action, Ordering::Relaxed);
+                to.prior.store(prior.to_bits(), Ordering::Relaxed);
+            }
+        }
+        node.edges.store(
+            pack_children(new_first, new_count, total),
+            Ordering::Release,
+        );
+        node.state.store(EXPANDED, Ordering::Release);
+        true
+    }
+
+    /// PUCT selection with progressive widening. Returns an edge index.
+    fn select(&mut self, shared: &Shared, node_id: u32, position: &Position) -> Option<u32> {
+        let tree = shared.tree;
+        let tunables = shared.tunables;
+        let node = tree.node(node_id);
+        let mover = node.mover();
+        for _attempt in 0..2 {
+            let (first, count, total) = node.children();
+            let visits = node.visits.load(Ordering::Relaxed) as f32;
+            let start = node.flags.load(Ordering::Relaxed) & FLAG_START != 0;
+            let base = if start {
+                tunables[Tunable::Cpuct]
+            } else {
+                tunables[Tunable::CpuctIntraTurn]
+            };
+            let exploration = base * (1.0 + tunables[Tunable::CpuctGrowth] * (1.0 + visits).ln());
+            let allowed = (tunables[Tunable::WideningBase]
+                + visits.powf(tunables[Tunable::WideningExponent]))
+            .ceil() as u32;
+            let parent_value = node.mean().unwrap_or_else(|| node.static_value());
+            let first_play = parent_value - tunables[Tunable::FpuReduction];
+            let scale = exploration * visits.max(1.0).sqrt();
+            let mut best = None;
+            let mut best_score = f32::NEG_INFINITY;
+            let mut considered = 0;
+            for offset in 0..count {
+                let index = first + offset;
+                let edge = tree.edge(index);
+                let child = edge.child.load(Ordering::Acquire);
+                let value = if child != 0 {
+                    let child_node = tree.node(child);
+                    let proof = child_node.proof.load(Ordering::Acquire);
+                    let same = child_node.mover() == mover;
+                    if proof != UNPROVEN {
+                        match if same { proof } else { flip_proof(proof) } {
+                            PROVEN_WIN => return Some(index),
+                            PROVEN_LOSS => continue,
+                            _ => 0.0,
+                        }
+                    } else {
+                        let in_flight = child_node.virtual_loss.load(Ordering::Relaxed) as f32;
+                        let child_visits =
+                            child_node.visits.load(Ordering::Relaxed) as f32 + in_flight;
+                        if child_visits == 0.0 {
+                            first_play
+                        } else {
+                            let sum =
+                                child_node.value_sum.load(Ordering::Relaxed) as f64 / VALUE_SCALE;
+                            let sum = if same { sum } else { -sum } as f32;
+                            (sum - in_flight) / child_visits
+                        }
+                    }
+                } else {
+                    first_play
+                };
+                considered += 1;
+                let prior = f32::from_bits(edge.prior.load(Ordering::Relaxed));
+                let score =
+                    value + scale * prior / (1.0 + edge.visits.load(Ordering::Relaxed) as f32);
+                if score > best_score {
+                    best_score = score;
+                    best = Some(index);
+                }
+                if considered >= allowed {
+                    break;
+                }
+            }
+            if considered < allowed && count < total && self.widen(shared, node_id, position) {
+                continue;
+            }
+            return best;
+        }
+        None
+    }
+}
+
+/// Writes a new node's fields before publication.
+fn write_node(node: &Node, key: u64, flags: u8, proof: u8, value: f32, turn: u32) {
+    node.key.store(key, Ordering::Relaxed);
+    node.flags.store(flags, Ordering::Relaxed);
+    node.proof.store(proof, Ordering::Relaxed);
+    node.eval.store(value.to_bits(), Ordering::Relaxed);
+    node.turn.store(turn, Ordering::Relaxed);
+}
+
+/// Tries to prove a node from its children; true if it is (now) proven.
+pub(crate) fn try_prove(tree: &Tree, node_id: u32) -> bool {
+    let node = tree.node(node_id);
+    if node.proof.load(Ordering::Acquire) != UNPROVEN {
+        return true;
+    }
+    let state = node.state.load(Ordering::Acquire);
+    if state != EXPANDED && state != WIDENING {
+        return false;
+    }
+    let (first, count, total) = node.children();
+    let mover = node.mover();
+    let mut complete = count == total;
+    let mut best = PROVEN_LOSS;
+    for index in first..first + count {
+        let child = tree.edge(index).child.load(Ordering::Acquire);
+        if child == 0 {
+            complete = false;
+            continue;
+        }
+        match proof_for(tree, child, mover) {
+            PROVEN_WIN => {
+                node.proof.store(PROVEN_WIN, Ordering::Release);
+                return true;
+            }
+            PROVEN_DRAW => best = PROVEN_DRAW,
+            PROVEN_LOSS => {}
+            _ => complete = false,
+        }
+    }
+    if complete {
+        node.proof.store(best, Ordering::Release);
+    }
+    complete
+}
+
+// ----- reading results out of the tree --------------------------------------
+
+/// A complete turn read from the tree.
+#[derive(Clone, Debug)]
+pub(crate) struct TreeTurn {
+    /// The actions.
+    pub actions: Vec<Action>,
+    /// The position after the turn (opponent to move).
+    pub result: Position,
+    /// The node for `result` (0 if the turn was completed outside the tree).
+    pub child: u32,
+    /// Visits through the turn's last edge.
+    pub visits: u64,
+    /// Value for the root mover.
+    pub value: f32,
+    /// Proof for the root mover.
+    pub proof: u8,
+}
+
+/// The child edge to follow when reading a line: a proven win, else the
+/// most visited child that is not a proven loss (ties to the better value),
+/// else the most visited.
+pub(crate) fn pick_edge(tree: &Tree, node_id: u32) -> Option<u32> {
+    let node = tree.node(node_id);
+    let state = node.state.load(Ordering::Acquire);
+    if state != EXPANDED && state != WIDENING {
+        return None;
+    }
+    let mover = node.mover();
+    let (first, count, _) = node.children();
+    let mut best: Option<(u32, (u8, u32, f32))> = None;
+    for index in first..first + count {
+        let edge = tree.edge(index);
+        let child = edge.child.load(Ordering::Acquire);
+        if child == 0 {
+            continue;
+        }
+        let visits = edge.visits.load(Ordering::Relaxed);
+        if visits == 0 {
+            continue;
+        }
+        let proof = proof_for(tree, child, mover);
+        let rank = match proof {
+            PROVEN_WIN => 3,
+            PROVEN_LOSS => 0,
+            PROVEN_DRAW => 1,
+            _ => 2,
+        };
+        let value = child_value(tree, child, mover);
+        let key = (rank, visits, value);
+        let better = match &best {
+            None => true,
+            Some((_, current)) => {
+                key.0 > current.0
+                    || (key.0 == current.0
+                        && (key.1 > current.1 || (key.1 == current.1 && key.2 > current.2)))
+            }
+        };
+        if better {
+            best = Some((index, key));
+        }
+    }
+    best.map(|(index, _)| index)
+}
+
+/// A child's value from the parent mover's point of view.
+pub(crate) fn child_value(tree: &Tree, child: u32, mover: usize) -> f32 {
+    let node = tree.node(child);
+    let proof = node.proof.load(Ordering::Acquire);
+    let value = if proof != UNPROVEN {
+        proof_value(proof)
+    } else {
+        node.mean().unwrap_or_else(|| node.static_value())
+    };
+    if node.mover() == mover {
+        value
+    } else {
+        -value
+    }
+}
+
+/// The best turn in the tree: follow the best child from the root until the
+/// turn ends; at a barely visited intra-turn node, end the turn there (or
+/// complete it greedily when ending is not sensible).
+pub(crate) fn best_turn(
+    tree: &Tree,
+    rules: &Rules,
+    tunables: &Tunables,
+    root: u32,
+    root_position: &Position,
+) -> Option<TreeTurn> {
+    let min_visits = tunables[Tunable::ExtractMinVisits] as u32;
+    let root_mover = root_position.side_to_move().index();
+    let mut position = *root_position;
+    let mut node_id = root;
+    let mut actions = Vec::new();
+    let mut turn = 0;
+    loop {
+        let node = tree.node(node_id);
+        let thin = node_id != root && node.visits.load(Ordering::Relaxed) < min_visits;
+        let edge = if thin { None } else { pick_edge(tree, node_id) };
+        let Some(edge_index) = edge else {
+            // Finish the turn outside the tree.
+            let (rest, result) = complete_turn(&position, rules, tunables)?;
+            actions.extend(rest);
+            let value = child_value(tree, node_id, root_mover);
+            return Some(TreeTurn {
+                actions,
+                result,
+                child: 0,
+                visits: node.visits.load(Ordering::Relaxed) as u64,
+                value,
+                proof: UNPROVEN,
+            });
+        };
+        let edge = tree.edge(edge_index);
+        let action = edge.action.load(Ordering::Relaxed);
+        let child = edge.child.load(Ordering::Acquire);
+        let step = advance(&mut position, rules, action, &mut turn);
+        if action != END_TURN {
+            actions.push(Action::unpack(action)?);
+        }
+        match step {
+            Step::Invalid => return None,
+            Step::Ended(_) => {
+                return Some(TreeTurn {
+                    actions,
+                    result: position,
+                    child,
+                    visits: edge.visits.load(Ordering::Relaxed) as u64,
+                    value: child_value(tree, child, root_mover),
+                    proof: proof_for(tree, child, root_mover),
+                });
+            }
+            Step::Inside => node_id = child,
+        }
+    }
+}
+
+/// Completes a partial turn outside the tree: end it now if that is legal
+/// and does not eliminate only the mover, else the best completion by the
+/// static evaluation. Returns the added actions and the result.
+pub(crate) fn complete_turn(
+    position: &Position,
+    rules: &Rules,
+    tunables: &Tunables,
+) -> Option<(Vec<Action>, Position)> {
+    let mover = position.side_to_move();
+    let mut ended = *position;
+    if let Ok(outcome) = ended.end_turn(rules) {
+        if outcome != Outcome::Win(mover.opponent()) {
+            return Some((Vec::new(), ended));
+        }
+    }
+    let mut best: Option<(f32, Vec<Action>, Position)> = None;
+    TurnEnumerator::default().for_each_turn(position, rules, |actions, result, outcome| {
+        let score = turn_score(result, outcome, mover, tunables);
+        let better = match &best {
+            None => true,
+            Some((current, _, _)) => score > *current,
+        };
+        if better {
+            best = Some((score, actions.to_vec(), *result));
+        }
+    });
+    best.map(|(_, actions, result)| (actions, result))
+}
+
+/// A whole turn's score for the mover: wins first, losses last, otherwise
+/// the static value of the result.
+pub(crate) fn turn_score(
+    result: &Position,
+    outcome: Outcome,
+    mover: Player,
+    tunables: &Tunables,
+) -> f32 {
+    match outcome {
+        Outcome::Win(winner) if winner == mover => 10.0,
+        Outcome::Win(_) => -10.0,
+        Outcome::Draw => -0.999,
+        Outcome::Ongoing => -eval::value(result, tunables, false),
+    }
+}
+
+/// Up to `limit` distinct turns from the root's own turn in the tree, best
+/// first (proven wins, then most visits), each with its value.
+pub(crate) fn candidate_turns(
+    tree: &Tree,
+    rules: &Rules,
+    root: u32,
+    root_position: &Position,
+    limit: usize,
+) -> Vec<TreeTurn> {
+    let root_mover = root_position.side_to_move().index();
+    let mut found: Vec<TreeTurn> = Vec::new();
+    let mut seen_children = std::collections::HashSet::new();
+    let mut seen_nodes = std::collections::HashSet::new();
+    let mut stack = vec![(root, *root_position, Vec::new())];
+    let mut budget = 20_000;
+    while let Some((node_id, position, actions)) = stack.pop() {
+        budget -= 1;
+        if budget == 0 {
+            break;
+        }
+        let node = tree.node(node_id);
+        let state = node.state.load(Ordering::Acquire);
+        if state != EXPANDED && state != WIDENING {
+            continue;
+        }
+        let (first, count, _) = node.children();
+        for index in first..first + count {
+            let edge = tree.edge(index);
+            let child = edge.child.load(Ordering::Acquire);
+            let visits = edge.visits.load(Ordering::Relaxed);
+            if child == 0 || visits == 0 {
+                continue;
+            }
+            let action = edge.action.load(Ordering::Relaxed);
+            let mut next = position;
+            let mut turn = 0;
+            let step = advance(&mut next, rules, action, &mut turn);
+            let mut path = actions.clone();
+            if action != END_TURN {
+                match Action::unpack(action) {
+                    Some(action) => path.push(action),
+                    None => continue,
+                }
+            }
+            match step {
+                Step::Invalid => {}
+                Step::Ended(_) => {
+                    if seen_children.insert(child) {
+                        let proof = proof_for(tree, child, root_mover);
+                        found.push(TreeTurn {
+                            actions: path,
+                            result: next,
+                            child,
+                            visits: tree.node(child).visits.load(Ordering::Relaxed) as u64,
+                            value: child_value(tree, child, root_mover),
+                            proof,
+                        });
+                    }
+                }
+                Step::Inside => {
+                    if seen_nodes.insert(child) {
+                        stack.push((child, next, path));
+                    }
+                }
+            }
+        }
+    }
+    let rank = |turn: &TreeTurn| match turn.proof {
+        PROVEN_WIN => 3,
+        PROVEN_LOSS => 0,
+        PROVEN_DRAW => 1,
+        _ => 2,
+    };
+    found.sort_by(|a, b| {
+        rank(b)
+            .cmp(&rank(a))
+            .then(b.visits.cmp(&a.visits))
+            .then(b.value.total_cmp(&a.value))
+    });
+    found.truncate(limit);
+    found
+}
+
+/// The principal variation after the first turn: follow the best children
+/// from `node_id` (a start-of-turn node for `position`), one whole turn at a
+/// time, for at most `max_turns` turns.
+pub(crate) fn continuation(
+    tree: &Tree,
+    rules: &Rules,
+    mut node_id: u32,
+    mut position: Position,
+    max_turns: usize,
+) -> Vec<Vec<Action>> {
+    let mut turns = Vec::new();
+    let mut current = Vec::new();
+    let mut turn = 0;
+    while node_id != 0 && turns.len() < max_turns {
+        let Some(edge_index) = pick_edge(tree, node_id) else {
+            break;
+        };
+        let edge = tree.edge(edge_index);
+        let action = edge.action.load(Ordering::Relaxed);
+        let step = advance(&mut position, rules, action, &mut turn);
+        if action != END_TURN {
+            match Action::unpack(action) {
+                Some(action) => current.push(action),
+                None => break,
+            }
+        }
+        match step {
+            Step::Invalid => break,
+            Step::Ended(outcome) => {
+                turns.push(std::mem::take(&mut current));
+                if outcome != Outcome::Ongoing {
+                    break;
+                }
+            }
+            Step::Inside => {}
+        }
+        node_id = edge.child.load(Ordering::Acquire);
+    }
+    turns
+}

@@ -1,0 +1,323 @@
+//! The simple players (greedy and random), the setup book every player uses,
+//! and the whole-turn tools the search shares with them: listing every
+//! distinct turn with its score, and finding the safe ones.
+//!
+//! Whole turns are listed with the rules core's `TurnEnumerator`, which is
+//! exact but can produce hundreds of thousands of turns; these tools are for
+//! the root (in check, or as a safety fallback) and the simple players, never
+//! for the tree's hot path.
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+use super::mcts::turn_score;
+use super::solver::Solver;
+use super::tunables::Tunables;
+use super::{Decision, PlayerKind};
+use crate::rules::{Action, Colour, Outcome, Position, Rules, TurnEnumerator, TurnState};
+
+/// One whole turn in a [`TurnList`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TurnEntry {
+    start: u32,
+    length: u32,
+    /// The position after the turn.
+    pub result: Position,
+    /// The game result after the turn.
+    pub outcome: Outcome,
+    /// The turn's score for the mover (see `turn_score`).
+    pub score: f32,
+}
+
+/// Every distinct turn from a position, with its actions stored flat.
+#[derive(Default)]
+pub(crate) struct TurnList {
+    pub entries: Vec<TurnEntry>,
+    actions: Vec<Action>,
+}
+
+impl TurnList {
+    /// Lists and scores every distinct turn.
+    pub fn new(position: &Position, rules: &Rules, tunables: &Tunables) -> TurnList {
+        let mover = position.side_to_move();
+        let mut list = TurnList::default();
+        TurnEnumerator::default().for_each_turn(position, rules, |actions, result, outcome| {
+            list.entries.push(TurnEntry {
+                start: list.actions.len() as u32,
+                length: actions.len() as u32,
+                result: *result,
+                outcome,
+                score: turn_score(result, outcome, mover, tunables),
+            });
+            list.actions.extend_from_slice(actions);
+        });
+        list
+    }
+
+    /// The actions of entry `index`.
+    pub fn actions(&self, index: usize) -> &[Action] {
+        let entry = &self.entries[index];
+        &self.actions[entry.start as usize..(entry.start + entry.length) as usize]
+    }
+
+    /// Entry indices, best score first (ties in enumeration order).
+    pub fn by_score(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.entries.len()).collect();
+        order.sort_by(|&a, &b| self.entries[b].score.total_cmp(&self.entries[a].score));
+        order
+    }
+}
+
+/// The whole turns of a position sorted into safe ones (the opponent has no
+/// winning reply), draws (mutual elimination) and the rest. Exact.
+pub(crate) struct SafeTurns {
+    pub list: TurnList,
+    /// Safe, non-final turns, best score first.
+    pub safe: Vec<usize>,
+    /// Turns that win at once.
+    pub wins: Vec<usize>,
+    /// Turns that draw at once.
+    pub draws: Vec<usize>,
+}
+
+impl SafeTurns {
+    /// Classifies every turn. The solver is exact, so "safe" is exact.
+    pub fn new(
+        position: &Position,
+        rules: &Rules,
+        tunables: &Tunables,
+        solver: &mut Solver,
+    ) -> SafeTurns {
+        let list = TurnList::new(position, rules, tunables);
+        let mover = position.side_to_move();
+        let mut safe = Vec::new();
+        let mut wins = Vec::new();
+        let mut draws = Vec::new();
+        for index in list.by_score() {
+            let entry = &list.entries[index];
+            match entry.outcome {
+                Outcome::Win(winner) if winner == mover => wins.push(index),
+                Outcome::Win(_) => {}
+                Outcome::Draw => draws.push(index),
+                Outcome::Ongoing => {
+                    if !solver.can_win(&entry.result, rules) {
+                        safe.push(index);
+                    }
+                }
+            }
+        }
+        SafeTurns {
+            list,
+            safe,
+            wins,
+            draws,
+        }
+    }
+
+    /// Sorted hashes of every position on the safe turns (after each action
+    /// and after the end), so the tree can be restricted to them.
+    pub fn filter(&self, position: &Position, rules: &Rules) -> Vec<u64> {
+        let mut hashes = Vec::new();
+        for &index in &self.safe {
+            let mut replay = *position;
+            for &action in self.list.actions(index) {
+                replay.apply_unchecked(rules, action);
+                hashes.push(replay.hash());
+            }
+            hashes.push(self.list.entries[index].result.hash());
+        }
+        hashes.sort_unstable();
+        hashes.dedup();
+        hashes
+    }
+}
+
+/// What a simple player chose.
+pub(crate) struct Choice {
+    pub actions: Vec<Action>,
+    /// Value for the mover in [-1, 1].
+    pub value: f32,
+    pub decision: Decision,
+}
+
+/// One ply of lookahead over every distinct whole turn: an immediate win if
+/// there is one, else the best-scored turn after which the opponent has no
+/// winning reply, else a mutual elimination, else the best-scored turn.
+pub(crate) fn greedy(
+    position: &Position,
+    rules: &Rules,
+    tunables: &Tunables,
+    solver: &mut Solver,
+) -> Choice {
+    if let Some(actions) = solver.find_win(position, rules) {
+        return Choice {
+            actions,
+            value: 1.0,
+            decision: Decision::ImmediateWin,
+        };
+    }
+    let list = TurnList::new(position, rules, tunables);
+    let mover = position.side_to_move();
+    let mut draw = None;
+    let order = list.by_score();
+    for &index in &order {
+        let entry = &list.entries[index];
+        match entry.outcome {
+            Outcome::Win(winner) if winner == mover => {
+                return Choice {
+                    actions: list.actions(index).to_vec(),
+                    value: 1.0,
+                    decision: Decision::ImmediateWin,
+                };
+            }
+            Outcome::Win(_) => {}
+            Outcome::Draw => {
+                draw.get_or_insert(index);
+            }
+            Outcome::Ongoing => {
+                if !solver.can_win(&entry.result, rules) {
+                    return Choice {
+                        actions: list.actions(index).to_vec(),
+                        value: entry.score.clamp(-1.0, 1.0),
+                        decision: Decision::Greedy,
+                    };
+                }
+            }
+        }
+    }
+    if let Some(index) = draw {
+        return Choice {
+            actions: list.actions(index).to_vec(),
+            value: 0.0,
+            decision: Decision::ForcedDraw,
+        };
+    }
+    match order.first() {
+        Some(&index) => Choice {
+            actions: list.actions(index).to_vec(),
+            value: -1.0,
+            decision: Decision::NoSafeTurn,
+        },
+        None => Choice {
+            actions: Vec::new(),
+            value: -1.0,
+            decision: Decision::NoSafeTurn,
+        },
+    }
+}
+
+/// A uniformly random distinct legal turn, reproducible from the seed and
+/// the position.
+pub(crate) fn random_turn(position: &Position, rules: &Rules, seed: u64) -> Vec<Action> {
+    let mut enumerator = TurnEnumerator::default();
+    let count = enumerator.count(position, rules);
+    if count == 0 {
+        return Vec::new();
+    }
+    let mut rng = SmallRng::seed_from_u64(seed ^ position.hash());
+    let wanted = rng.random_range(0..count);
+    let mut seen = 0;
+    let mut chosen = Vec::new();
+    enumerator.for_each_turn(position, rules, |actions, _, _| {
+        if seen == wanted {
+            chosen = actions.to_vec();
+        }
+        seen += 1;
+    });
+    chosen
+}
+
+/// How much the setup book likes a homeworld, following the Looney Labs
+/// advice: a Large ship (green for the economy), two stars of different
+/// sizes, blue and green plus red or yellow among the three pieces, and not
+/// the "small universe" of the same star sizes as the opponent.
+pub(crate) fn book_score(position: &Position, action: Action) -> i32 {
+    let Action::Homeworld {
+        star,
+        second_star,
+        ship,
+    } = action
+    else {
+        return i32::MIN;
+    };
+    let mut score = 0;
+    if ship.size() == 3 {
+        score += 20;
+    }
+    let Some(second) = second_star else {
+        return score - 50;
+    };
+    if star.size() == second.size() {
+        score -= 15;
+    }
+    if star.colour() == second.colour() {
+        score -= 5;
+    }
+    let colours = [star.colour(), second.colour(), ship.colour()];
+    let has = |colour: Colour| colours.contains(&colour);
+    if has(Colour::Green) {
+        score += 4;
+    }
+    if has(Colour::Blue) {
+        score += 4;
+    }
+    if has(Colour::Red) || has(Colour::Yellow) {
+        score += 3;
+    }
+    if ship.colour() == Colour::Green {
+        score += 3;
+    }
+    if ship.colour() == star.colour() || ship.colour() == second.colour() {
+        score -= 2;
+    }
+    let mover = position.side_to_move();
+    let other = position.system(mover.opponent().index() as u8);
+    if other.exists() {
+        let sizes = (1u8 << star.size()) | (1 << second.size());
+        if other.size_mask() == sizes {
+            score -= 12;
+        }
+    }
+    score
+}
+
+/// Every homeworld the mover may create now.
+pub(crate) fn setup_actions(position: &Position, rules: &Rules) -> Vec<Action> {
+    let mut actions = Vec::new();
+    if position.turn_state() == TurnState::Start {
+        position.for_each_action(rules, |action| {
+            if matches!(action, Action::Homeworld { .. }) {
+                actions.push(action);
+            }
+        });
+    }
+    actions
+}
+
+/// The setup turn for a player kind: `random` picks uniformly; the others
+/// take a best-scored homeworld from the book, the seed choosing among equals.
+pub(crate) fn setup_turn(
+    position: &Position,
+    rules: &Rules,
+    player: PlayerKind,
+    seed: u64,
+) -> Vec<Action> {
+    let actions = setup_actions(position, rules);
+    if actions.is_empty() {
+        return Vec::new();
+    }
+    let mut rng = SmallRng::seed_from_u64(seed ^ position.hash() ^ 0x5E7D_0B00_C0FF_EE11);
+    if player == PlayerKind::Random {
+        return vec![actions[rng.random_range(0..actions.len())]];
+    }
+    let best = actions
+        .iter()
+        .map(|&action| book_score(position, action))
+        .max()
+        .unwrap_or(0);
+    let top: Vec<Action> = actions
+        .into_iter()
+        .filter(|&action| book_score(position, action) == best)
+        .collect();
+    vec![top[rng.random_range(0..top.len())]]
+}

@@ -1,0 +1,745 @@
+//! The exact tactical layer: can the side to move eliminate the opponent
+//! this turn?
+//!
+//! Every safety guarantee of the engine rests on this answer (play a win when
+//! one exists, never hand the opponent a win when a safe turn exists), so it
+//! must be exact, and it must be fast because the tree asks it at every new
+//! start-of-turn node. It works in two layers:
+//!
+//! 1. A bound ([`may_win`]), O(systems x colours), that never says "no" when
+//!    a win exists. Elimination can only come from captures and catastrophes
+//!    at the enemy home H: a capture needs an own ship at H already, and a
+//!    catastrophe of colour k needs `4 - count(H, k)` more k pieces brought
+//!    to H by moves (one per jump), builds or trades, depending on the core
+//!    of the turn (basic action or a sacrifice of one colour). The catastrophes
+//!    must cover either every colour of the defenders or every star colour.
+//!    Most positions stop here.
+//! 2. A depth-first search over single actions, memoised on the position hash
+//!    (which includes the turn state) and pruned by the bound at every state.
+//!    Actions that provably cannot matter are skipped: at the start of a turn
+//!    a basic action that does not act on or move into H (a pass with the same
+//!    catastrophes does at least as well); after a red sacrifice, captures
+//!    outside the two homes; once the core is done, catastrophes outside H.
+//!    Everything else is searched, so the answer is exact; tests compare it
+//!    with brute force over every whole turn.
+//!
+//! A win requires the mover to survive: a turn that eliminates both players
+//! is a draw and is not reported.
+
+use super::facts::{colour_mask, largest_of_colour};
+use crate::rules::{
+    Action, Colour, Outcome, PieceSet, Player, Position, Rules, Slot, System, TurnState,
+};
+
+/// Temporary profile counters.
+pub static PROFILE: [std::sync::atomic::AtomicU64; 12] =
+    [const { std::sync::atomic::AtomicU64::new(0) }; 12];
+
+/// A cost that no budget can pay.
+const UNREACHABLE: u32 = 1_000;
+
+/// The exact win-in-1 solver, with reusable buffers. One per thread.
+pub struct Solver {
+    visited: VisitedSet,
+    path: Vec<Action>,
+    buffers: Vec<Vec<(i32, Action)>>,
+    states: u64,
+    limit: u64,
+    exhausted: bool,
+}
+
+impl Default for Solver {
+    fn default() -> Solver {
+        Solver {
+            visited: VisitedSet::new(),
+            path: Vec::with_capacity(16),
+            buffers: Vec::new(),
+            states: 0,
+            limit: u64::MAX,
+            exhausted: false,
+        }
+    }
+}
+
+impl Solver {
+    /// A winning completion of the current turn for the side to move, if any:
+    /// the actions (possibly none) after which ending the turn eliminates the
+    /// opponent while the mover survives. Exact.
+    pub fn find_win(&mut self, position: &Position, rules: &Rules) -> Option<Vec<Action>> {
+        self.limit = u64::MAX;
+        self.run(position, rules).then(|| self.path.clone())
+    }
+
+    /// Whether the side to move can eliminate the opponent this turn. Exact.
+    pub fn can_win(&mut self, position: &Position, rules: &Rules) -> bool {
+        self.limit = u64::MAX;
+        self.run(position, rules)
+    }
+
+    /// Like [`Solver::can_win`] but gives up after visiting `limit` states,
+    /// answering `None` (unknown). The tree uses it so that one pathological
+    /// node cannot stall a search; an answer it does give is exact.
+    pub fn can_win_limited(
+        &mut self,
+        position: &Position,
+        rules: &Rules,
+        limit: u64,
+    ) -> Option<bool> {
+        self.limit = limit;
+        let won = self.run(position, rules);
+        if won {
+            Some(true)
+        } else if self.exhausted {
+            None
+        } else {
+            Some(false)
+        }
+    }
+
+    /// Whether the opponent could eliminate the side to move if it passed:
+    /// whether the side to move is "in check". Only meaningful at the start of
+    /// a turn; exact.
+    pub fn threatened(&mut self, position: &Position, rules: &Rules) -> bool {
+        match passed(position, rules) {
+            Some(after) => self.can_win(&after, rules),
+            None => false,
+        }
+    }
+
+    /// States visited by the last call, for profiling.
+    pub fn states(&self) -> u64 {
+        self.states
+    }
+
+    fn run(&mut self, position: &Position, rules: &Rules) -> bool {
+        PROFILE[0].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.states = 0;
+        self.exhausted = false;
+        self.path.clear();
+        if position.in_setup() || !may_win(position, rules) {
+            return false;
+        }
+        self.visited.clear();
+        self.visited.insert(position.hash());
+        PROFILE[1].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let won = self.search(position, rules, 0);
+        PROFILE[2].fetch_add(won as u64, std::sync::atomic::Ordering::Relaxed);
+        PROFILE[3].fetch_add(self.states, std::sync::atomic::Ordering::Relaxed);
+        won
+    }
+
+    fn search(&mut self, position: &Position, rules: &Rules, depth: usize) -> bool {
+        self.states += 1;
+        let kind = match position.turn_state() {
+            TurnState::Start => 4,
+            TurnState::Done => 5,
+            TurnState::Sacrifice { colour, .. } => 6 + colour.index(),
+        };
+        PROFILE[kind].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if self.states > self.limit {
+            self.exhausted = true;
+            return false;
+        }
+        if !may_win(position, rules) {
+            return false;
+        }
+        PROFILE[10].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mover = position.side_to_move();
+        let mut ended = *position;
+        if let Ok(Outcome::Win(winner)) = ended.end_turn(rules) {
+            if winner == mover {
+                return true;
+            }
+        }
+        if self.buffers.len() <= depth {
+            self.buffers.push(Vec::with_capacity(64));
+        }
+        let mut actions = std::mem::take(&mut self.buffers[depth]);
+        actions.clear();
+        collect_relevant(position, rules, &mut actions);
+        // Most promising first; ties keep generation order (the order score
+        // carries the index in its low bits), so the search is deterministic.
+        actions.sort_unstable_by_key(|&(order, _)| std::cmp::Reverse(order));
+        let mut found = false;
+        for &(_, action) in actions.iter() {
+            let mut child = *position;
+            child.apply_unchecked(rules, action);
+            if !self.visited.insert(child.hash()) {
+                continue;
+            }
+            self.path.push(action);
+            if self.search(&child, rules, depth + 1) {
+                found = true;
+                break;
+            }
+            self.path.pop();
+            if self.exhausted {
+                break;
+            }
+        }
+        self.buffers[depth] = actions;
+        found
+    }
+}
+
+/// The position after the side to move passes, if passing is possible and
+/// leaves the game going.
+pub(crate) fn passed(position: &Position, rules: &Rules) -> Option<Position> {
+    if position.in_setup() || position.turn_state() != TurnState::Start {
+        return None;
+    }
+    let mut after = *position;
+    match after.end_turn(rules) {
+        Ok(Outcome::Ongoing) => Some(after),
+        _ => None,
+    }
+}
+
+/// Pushes the actions that can matter for a win, each with an ordering
+/// score (higher first) whose low 12 bits keep the generation order.
+fn collect_relevant(position: &Position, rules: &Rules, out: &mut Vec<(i32, Action)>) {
+    let mover = position.side_to_move();
+    let me = mover.index();
+    let them = 1 - me;
+    let target_slot = them as Slot;
+    let own_home = me as Slot;
+    let target = position.system(target_slot);
+    let wanted = colour_mask(target.ships[them]) | colour_mask(target.stars);
+    let state = position.turn_state();
+    // At the start of a turn, a sacrifice is worth trying only if its
+    // colour's bound allows a win with that many actions.
+    let home_ships = position.system(own_home).ships[me].len();
+    let (red, green, blue, yellow) = if state == TurnState::Start {
+        (
+            [1, 2, 3].map(|size| capture_route(target, me, them, size)),
+            green_cost(target, me, them),
+            blue_cost(target, me, them),
+            yellow_cost(position, mover),
+        )
+    } else {
+        ([true; 3], 0, 0, 0)
+    };
+    // Inside a yellow sacrifice with no slack (every remaining move must
+    // lower the bound's cost), only ships of a colour in the cover, and a
+    // ship returning to an empty home, can make progress: moving any other
+    // ship leaves the cost unchanged, so the bound would reject the result.
+    let tight = match state {
+        TurnState::Sacrifice {
+            colour: Colour::Yellow,
+            remaining,
+        } => {
+            let home = position.system(own_home);
+            let alive = home.exists() && !home.ships[me].is_empty();
+            let budget = if alive {
+                remaining as u32
+            } else {
+                (remaining as u32).saturating_sub(1)
+            };
+            budget <= yellow_cost(position, mover)
+        }
+        _ => false,
+    };
+    position.for_each_action(rules, |action| {
+        let order = match (state, action) {
+            (_, Action::Catastrophe { system, .. }) => {
+                if system == target_slot {
+                    100
+                } else if state == TurnState::Done {
+                    return;
+                } else {
+                    10
+                }
+            }
+            (TurnState::Done, _) => return,
+            (TurnState::Start, Action::Sacrifice { system, ship }) => {
+                let size = ship.size() as u32;
+                let leaves_home = system == own_home && home_ships == 1;
+                let possible = match ship.colour() {
+                    Colour::Red => !leaves_home && red[size as usize - 1],
+                    Colour::Green => !leaves_home && green <= size,
+                    Colour::Blue => !leaves_home && blue <= size,
+                    Colour::Yellow => yellow + leaves_home as u32 <= size,
+                };
+                if !possible {
+                    return;
+                }
+                40 + size as i32
+            }
+            (TurnState::Start, Action::Pass) => 0,
+            (TurnState::Start, Action::Capture { system, .. })
+            | (TurnState::Start, Action::Build { system, .. })
+            | (TurnState::Start, Action::Trade { system, .. }) => {
+                if system != target_slot {
+                    return;
+                }
+                90
+            }
+            (TurnState::Start, Action::Move { to, ship, .. }) => {
+                if to != target_slot {
+                    return;
+                }
+                80 + wants(wanted, ship.colour())
+            }
+            (TurnState::Start, _) => return,
+            (
+                TurnState::Sacrifice {
+                    colour: Colour::Red,
+                    ..
+                },
+                Action::Capture { system, .. },
+            ) => {
+                if system == target_slot {
+                    90
+                } else if system == own_home {
+                    50
+                } else {
+                    return;
+                }
+            }
+            (TurnState::Sacrifice { .. }, Action::Move { to, ship, .. })
+                if tight && to != own_home && wants(wanted, ship.colour()) == 0 =>
+            {
+                return;
+            }
+            (TurnState::Sacrifice { .. }, Action::Discover { ship, .. })
+                if tight && wants(wanted, ship.colour()) == 0 =>
+            {
+                return;
+            }
+            (TurnState::Sacrifice { .. }, Action::Move { to, ship, .. }) => {
+                if to == target_slot {
+                    80 + wants(wanted, ship.colour())
+                } else {
+                    20 + wants(wanted, ship.colour())
+                }
+            }
+            (TurnState::Sacrifice { .. }, Action::Discover { ship, .. }) => {
+                15 + wants(wanted, ship.colour())
+            }
+            (TurnState::Sacrifice { .. }, Action::Build { system, .. })
+            | (TurnState::Sacrifice { .. }, Action::Trade { system, .. }) => {
+                if system == target_slot {
+                    70
+                } else {
+                    5
+                }
+            }
+            (TurnState::Sacrifice { .. }, _) => 0,
+        };
+        let index = out.len() as i32;
+        out.push(((order << 12) - index.min(4095), action));
+    });
+}
+
+#[inline]
+fn wants(wanted: u8, colour: Colour) -> i32 {
+    if wanted & (1 << colour.index()) != 0 {
+        10
+    } else {
+        0
+    }
+}
+
+/// Pieces of `colour` still needed at `system` to overpopulate it (0 if it
+/// already is).
+#[inline]
+fn need(system: System, colour: Colour) -> u32 {
+    4u32.saturating_sub(system.colour_count(colour))
+}
+
+/// Fires every overpopulation at the target home; whether that eliminates
+/// its owner. Catastrophes only remove pieces and never undo another
+/// overpopulation, so firing them all is the best a mover can do with them.
+fn catastrophes_eliminate(mut target: System, owner: usize) -> bool {
+    loop {
+        if !target.exists() {
+            return true;
+        }
+        if target.ships[owner].is_empty() {
+            return true;
+        }
+        let Some(colour) = Colour::ALL
+            .into_iter()
+            .find(|&colour| target.is_overpopulated(colour))
+        else {
+            return false;
+        };
+        target.stars = target.stars.without_colour(colour);
+        target.ships[0] = target.ships[0].without_colour(colour);
+        target.ships[1] = target.ships[1].without_colour(colour);
+    }
+}
+
+/// Whether captures (at most `captures` of them), after every free
+/// catastrophe at the target, could remove all defenders.
+fn capture_route(target: System, me: usize, them: usize, captures: u8) -> bool {
+    let own_largest = target.ships[me].largest_size();
+    let mut system = target;
+    loop {
+        if !system.exists() || system.ships[them].is_empty() {
+            return true;
+        }
+        match Colour::ALL
+            .into_iter()
+            .find(|&colour| system.is_overpopulated(colour))
+        {
+            Some(colour) => {
+                system.stars = system.stars.without_colour(colour);
+                system.ships[0] = system.ships[0].without_colour(colour);
+                system.ships[1] = system.ships[1].without_colour(colour);
+            }
+            None => break,
+        }
+    }
+    let remaining = system.ships[them];
+    own_largest > 0 && remaining.len() <= captures as u32 && remaining.largest_size() <= own_largest
+}
+
+/// The cheapest set of catastrophes that eliminates the owner of `target`:
+/// every defender colour, or every star colour, with `cost(colour)` for each.
+fn cover_cost(target: System, them: usize, mut cost: impl FnMut(Colour) -> u32) -> u32 {
+    let defenders = colour_mask(target.ships[them]);
+    let stars = colour_mask(target.stars);
+    let mut costs = [0u32; 4];
+    for colour in Colour::ALL {
+        if (defenders | stars) & (1 << colour.index()) != 0 {
+            costs[colour.index()] = cost(colour);
+        }
+    }
+    let sum = |mask: u8| -> u32 {
+        Colour::ALL
+            .iter()
+            .filter(|colour| mask & (1 << colour.index()) != 0)
+            .map(|colour| costs[colour.index()])
+            .sum()
+    };
+    sum(defenders).min(sum(stars))
+}
+
+/// The star-size masks a system may have during a turn: its own, and for a
+/// home with two stars of different colours and sizes, each star alone (the
+/// other destroyed by a catastrophe, the "hyperspace bypass").
+fn possible_sizes(system: System, is_home: bool) -> ([u8; 3], usize) {
+    let mask = system.size_mask();
+    let mut result = [mask, 0, 0];
+    let mut count = 1;
+    if is_home && system.stars.len() == 2 && mask.count_ones() == 2 {
+        let mut stars = system.stars.types();
+        if let (Some(first), Some(second)) = (stars.next(), stars.next()) {
+            if first.colour() != second.colour() {
+                result[1] = 1 << first.size();
+                result[2] = 1 << second.size();
+                count = 3;
+            }
+        }
+    }
+    (result, count)
+}
+
+/// Optimistic connectivity: could a ship at `from` reach `target` in one
+/// jump at some moment of this turn?
+fn may_connect(from: ([u8; 3], usize), target: ([u8; 3], usize)) -> bool {
+    from.0[..from.1]
+        .iter()
+        .any(|&a| target.0[..target.1].iter().any(|&b| a & b == 0))
+}
+
+/// Fewest yellow actions that could bring every piece needed for a cover
+/// to the target: one per jump, with any ship that cannot reach it in one
+/// jump counted as two.
+fn yellow_cost(position: &Position, mover: Player) -> u32 {
+    let me = mover.index();
+    let them = 1 - me;
+    let target_slot = them as Slot;
+    let target = position.system(target_slot);
+    let target_sizes = possible_sizes(target, true);
+    // Own ships outside the target, by colour: (one jump, farther).
+    let mut near = [0u32; 4];
+    let mut far = [0u32; 4];
+    for slot in position.occupied_slots() {
+        if slot == target_slot {
+            continue;
+        }
+        let system = position.system(slot);
+        let own = system.ships[me];
+        if own.is_empty() {
+            continue;
+        }
+        let reach = may_connect(possible_sizes(system, (slot as usize) < 2), target_sizes);
+        for colour in Colour::ALL {
+            let count = own.colour_count(colour);
+            if reach {
+                near[colour.index()] += count;
+            } else {
+                far[colour.index()] += count;
+            }
+        }
+    }
+    cover_cost(target, them, |colour| {
+        let needed = need(target, colour);
+        let (one, two) = (near[colour.index()], far[colour.index()]);
+        if needed <= one {
+            needed
+        } else if needed <= one + two {
+            one + 2 * (needed - one)
+        } else {
+            UNREACHABLE
+        }
+    })
+}
+
+/// Fewest builds at the target that could complete a cover (a build of
+/// colour k there needs an own k ship there).
+fn green_cost(target: System, me: usize, them: usize) -> u32 {
+    let own = target.ships[me];
+    cover_cost(target, them, |colour| {
+        let needed = need(target, colour);
+        if needed == 0 {
+            0
+        } else if own.has_colour(colour) {
+            needed
+        } else {
+            UNREACHABLE
+        }
+    })
+}
+
+/// Fewest trades at the target that could complete a cover (each trade turns
+/// one own ship there into the needed colour).
+fn blue_cost(target: System, me: usize, them: usize) -> u32 {
+    let own = target.ships[me];
+    let total = cover_cost(target, them, |colour| {
+        let needed = need(target, colour);
+        if needed == 0 {
+            0
+        } else if own.len() - own.colour_count(colour) >= needed {
+            needed
+        } else {
+            UNREACHABLE
+        }
+    });
+    if total > own.len() {
+        UNREACHABLE
+    } else {
+        total
+    }
+}
+
+/// The bound: `false` only when the side to move certainly cannot eliminate
+/// the opponent in what is left of this turn. Cheap; see the module docs.
+pub(crate) fn may_win(position: &Position, rules: &Rules) -> bool {
+    let _ = rules;
+    if position.in_setup() {
+        return false;
+    }
+    let mover = position.side_to_move();
+    let me = mover.index();
+    let them = 1 - me;
+    let target = position.system(them as Slot);
+    if !target.exists() || target.ships[them].is_empty() {
+        return true;
+    }
+    let home = position.system(me as Slot);
+    let alive = home.exists() && !home.ships[me].is_empty();
+    match position.turn_state() {
+        TurnState::Done => alive && catastrophes_eliminate(target, them),
+        TurnState::Sacrifice { colour, remaining } => {
+            let remaining = remaining as u32;
+            match colour {
+                Colour::Red => alive && capture_route(target, me, them, remaining as u8),
+                Colour::Green => alive && green_cost(target, me, them) <= remaining,
+                Colour::Blue => alive && blue_cost(target, me, them) <= remaining,
+                Colour::Yellow => {
+                    // Without a ship at home, one move must bring one back.
+                    let budget = if alive {
+                        remaining
+                    } else {
+                        remaining.saturating_sub(1)
+                    };
+                    yellow_cost(position, mover) <= budget
+                }
+            }
+        }
+        TurnState::Start => {
+            if !alive {
+                return true;
+            }
+            start_bound(position, target, mover)
+        }
+    }
+}
+
+/// The bound at the start of a turn: any core that could possibly win.
+fn start_bound(position: &Position, target: System, mover: Player) -> bool {
+    let me = mover.index();
+    let them = 1 - me;
+    if catastrophes_eliminate(target, them) {
+        return true;
+    }
+    let mut fleet = PieceSet::EMPTY;
+    let mut basic_yellow = false;
+    for slot in position.occupied_slots() {
+        let system = position.system(slot);
+        let own = system.ships[me];
+        if own.is_empty() {
+            continue;
+        }
+        fleet = fleet.plus(own);
+        if system.access(mover) & (1 << Colour::Yellow.index()) != 0 {
+            basic_yellow = true;
+        }
+    }
+    let access = target.access(mover);
+    let basic = |colour: Colour| -> u32 {
+        if access & (1 << colour.index()) != 0 {
+            1
+        } else {
+            0
+        }
+    };
+    if !target.ships[me].is_empty() {
+        let captures = (basic(Colour::Red) as u8).max(largest_of_colour(fleet, Colour::Red));
+        if captures > 0 && capture_route(target, me, them, captures) {
+            return true;
+        }
+        let builds = basic(Colour::Green).max(largest_of_colour(fleet, Colour::Green) as u32);
+        if builds > 0 && green_cost(target, me, them) <= builds {
+            return true;
+        }
+        let trades = basic(Colour::Blue).max(largest_of_colour(fleet, Colour::Blue) as u32);
+        if trades > 0 && blue_cost(target, me, them) <= trades {
+            return true;
+        }
+    }
+    let moves = (basic_yellow as u32).max(largest_of_colour(fleet, Colour::Yellow) as u32);
+    moves > 0 && yellow_cost(position, mover) <= moves
+}
+
+/// A set of 64-bit keys cleared in O(1) by bumping a generation stamp, so
+/// that thousands of small solver calls do not each wipe a table.
+struct VisitedSet {
+    keys: Vec<u64>,
+    stamps: Vec<u32>,
+    generation: u32,
+    len: usize,
+}
+
+impl VisitedSet {
+    fn new() -> VisitedSet {
+        VisitedSet {
+            keys: vec![0; 256],
+            stamps: vec![0; 256],
+            generation: 1,
+            len: 0,
+        }
+    }
+
+    fn clear(&mut self) {
+        self.len = 0;
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.stamps.fill(0);
+            self.generation = 1;
+        }
+    }
+
+    fn insert(&mut self, key: u64) -> bool {
+        if (self.len + 1) * 2 > self.keys.len() {
+            self.grow();
+        }
+        let mask = self.keys.len() - 1;
+        let mut index = (key as usize ^ (key >> 32) as usize) & mask;
+        loop {
+            if self.stamps[index] != self.generation {
+                self.stamps[index] = self.generation;
+                self.keys[index] = key;
+                self.len += 1;
+                return true;
+            }
+            if self.keys[index] == key {
+                return false;
+            }
+            index = (index + 1) & mask;
+        }
+    }
+
+    fn grow(&mut self) {
+        let live: Vec<u64> = self
+            .keys
+            .iter()
+            .zip(&self.stamps)
+            .filter(|(_, &stamp)| stamp == self.generation)
+            .map(|(&key, _)| key)
+            .collect();
+        let size = self.keys.len() * 2;
+        self.keys = vec![0; size];
+        self.stamps = vec![0; size];
+        self.generation = 1;
+        self.len = 0;
+        for key in live {
+            self.insert(key);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notation::hwpn;
+    use crate::rules::TurnEnumerator;
+
+    fn brute_force(position: &Position, rules: &Rules) -> bool {
+        let mover = position.side_to_move();
+        let mut found = false;
+        TurnEnumerator::default().for_each_turn(position, rules, |_, _, outcome| {
+            found |= outcome == Outcome::Win(mover);
+        });
+        found
+    }
+
+    fn check(text: &str, expected: bool) {
+        let position = hwpn::parse(text).unwrap().position;
+        let rules = Rules::STANDARD;
+        assert_eq!(
+            brute_force(&position, &rules),
+            expected,
+            "brute force on {text}"
+        );
+        let mut solver = Solver::default();
+        let win = solver.find_win(&position, &rules);
+        assert_eq!(win.is_some(), expected, "solver on {text}");
+        if let Some(actions) = win {
+            let mut replay = position;
+            for action in actions {
+                replay.try_apply(&rules, action).unwrap();
+            }
+            assert_eq!(
+                replay.end_turn(&rules),
+                Ok(Outcome::Win(position.side_to_move()))
+            );
+        }
+    }
+
+    #[test]
+    fn direct_capture_wins() {
+        check("r1b3:r3g3:/y2b1:g2:g1 0", true);
+    }
+
+    #[test]
+    fn sitting_duck_falls_to_one_move() {
+        // Player 1 has three blue pieces at home (b1 star, two b2 ships);
+        // player 0 moves a blue ship in and fires the catastrophe.
+        check("r1y3:g3:/y2b1::b2b2/y3:b1: 0", true);
+    }
+
+    #[test]
+    fn quiet_position_has_no_win() {
+        check("r1b2:g3:/y1b3::g3 0", false);
+    }
+
+    #[test]
+    fn mutual_elimination_is_not_a_win() {
+        // T6: the only eliminating turn also kills the mover: a draw.
+        check("r1b3:y3:y3g3/y2:y1y1:r1 0", false);
+    }
+}

@@ -1,0 +1,261 @@
+//! Deciding when to stop: node and time limits, clock management with
+//! increment, and stopping early once the best turn cannot be overtaken.
+//!
+//! With a clock, the budget for a turn is the time left (minus a safety
+//! overhead) shared over the turns still expected, plus most of the
+//! increment: `soft = T / R + 0.8 * increment` and
+//! `hard = min(T / 4, 3 * soft)`, with `R = max(8, 22 - 0.4 * turns played)`
+//! (games last about 37 turns by both sides at the median, 67 at p90). The
+//! hard limit is never exceeded. The soft limit stretches by
+//! `time_unstable` when the best first action changed in the last fifth of
+//! the search, and shrinks by `time_obvious` when one first action holds
+//! more than three quarters of the visits. "Smart pruning" stops as soon
+//! as, at every node of the root's turn along the best line, the most
+//! visited child leads the runner-up by more visits than the rest of the
+//! search can give it. Under a node limit it counts remaining iterations
+//! rather than time, so a single-threaded node-limited search stays exactly
+//! reproducible.
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use super::mcts::Shared;
+use super::tree::{EXPANDED, WIDENING};
+use super::tunables::{Tunable, Tunables};
+use super::SearchLimits;
+use crate::rules::Player;
+
+/// Soft and hard time limits for one search.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct TimePlan {
+    pub soft: Option<Duration>,
+    pub hard: Option<Duration>,
+}
+
+/// Works out the time limits for `mover`, who has played `own_turns` turns.
+pub(crate) fn plan(
+    limits: &SearchLimits,
+    mover: Player,
+    own_turns: usize,
+    tunables: &Tunables,
+) -> TimePlan {
+    if limits.infinite {
+        return TimePlan::default();
+    }
+    let mut soft: Option<Duration> = None;
+    let mut hard: Option<Duration> = None;
+    if let Some(clock) = limits.clock {
+        let left = clock.time_left[mover.index()];
+        let increment = clock.increment[mover.index()];
+        let overhead = Duration::from_secs_f32(tunables[Tunable::MoveOverheadMs] / 1000.0);
+        let budget = left.saturating_sub(overhead).max(Duration::from_millis(1));
+        let turns_left = (22.0 - 0.4 * own_turns as f64).max(8.0);
+        let soft_limit = budget.div_f64(turns_left) + increment.mul_f64(0.8);
+        let hard_limit = budget
+            .div_f64(4.0)
+            .min(soft_limit * 3)
+            .max(Duration::from_millis(1));
+        soft = Some(soft_limit.min(hard_limit));
+        hard = Some(hard_limit);
+    }
+    if let Some(movetime) = limits.movetime {
+        soft = Some(soft.map_or(movetime, |soft| soft.min(movetime)));
+        hard = Some(hard.map_or(movetime, |hard| hard.min(movetime)));
+    }
+    TimePlan { soft, hard }
+}
+
+/// Watches one search and says when to stop. Lives on the main thread.
+pub(crate) struct Controller {
+    start: Instant,
+    plan: TimePlan,
+    node_limit: u64,
+    best_action: Option<u32>,
+    best_changed: Duration,
+    unstable: f32,
+    obvious: f32,
+    smart: f32,
+}
+
+impl Controller {
+    /// A controller for a search that started at `start`.
+    pub fn new(start: Instant, plan: TimePlan, node_limit: u64, tunables: &Tunables) -> Controller {
+        Controller {
+            start,
+            plan,
+            node_limit,
+            best_action: None,
+            best_changed: Duration::ZERO,
+            unstable: tunables[Tunable::TimeUnstable],
+            obvious: tunables[Tunable::TimeObvious],
+            smart: tunables[Tunable::SmartPruning],
+        }
+    }
+
+    /// Whether the search should stop now.
+    pub fn should_stop(&mut self, shared: &Shared) -> bool {
+        let elapsed = self.start.elapsed();
+        let timed = self.plan.hard.is_some();
+        if let Some(hard) = self.plan.hard {
+            if elapsed >= hard {
+                return true;
+            }
+        }
+        let tree = shared.tree;
+        let root = tree.node(shared.root);
+        let root_visits = root.visits.load(Ordering::Relaxed) as f64;
+        let (best, best_visits, _) = best_two(shared, shared.root);
+        if best != self.best_action {
+            self.best_action = best;
+            self.best_changed = elapsed;
+        }
+        let mut soft_limit = None;
+        if let Some(soft) = self.plan.soft {
+            let mut factor = 1.0;
+            if elapsed.as_secs_f64() > 0.0
+                && self.best_changed.as_secs_f64() > 0.8 * elapsed.as_secs_f64()
+            {
+                factor *= self.unstable as f64;
+            }
+            if root_visits > 0.0 && best_visits as f64 > 0.75 * root_visits {
+                factor *= self.obvious as f64;
+            }
+            let limit = soft
+                .mul_f64(factor)
+                .min(self.plan.hard.unwrap_or(Duration::MAX));
+            if elapsed >= limit {
+                return true;
+            }
+            soft_limit = Some(limit);
+        }
+        if self.smart <= 0.0 {
+            return false;
+        }
+        let done = shared.iterations.load(Ordering::Relaxed);
+        let mut remaining = f64::INFINITY;
+        if self.node_limit != u64::MAX {
+            remaining = self.node_limit.saturating_sub(done) as f64;
+        }
+        if timed {
+            let seconds = elapsed.as_secs_f64();
+            let limit = soft_limit.or(self.plan.hard).unwrap_or_default();
+            if seconds < 0.05 * limit.as_secs_f64() || seconds <= 0.0 {
+                return false;
+            }
+            let rate = done as f64 / seconds;
+            let left = limit.saturating_sub(elapsed).as_secs_f64();
+            remaining = remaining.min(rate * left / self.smart as f64);
+        }
+        if !remaining.is_finite() || root_visits <= 0.0 {
+            return false;
+        }
+        decided(shared, remaining, root_visits)
+    }
+}
+
+/// The most and second most visited children of a node: (best edge's
+/// action, its visits, second's visits).
+fn best_two(shared: &Shared, node_id: u32) -> (Option<u32>, u32, u32) {
+    let tree = shared.tree;
+    let node = tree.node(node_id);
+    let state = node.state.load(Ordering::Acquire);
+    if state != EXPANDED && state != WIDENING {
+        return (None, 0, 0);
+    }
+    let (first, count, _) = node.children();
+    let mut best = (None, 0u32);
+    let mut second = 0u32;
+    for index in first..first + count {
+        let edge = tree.edge(index);
+        let visits = edge.visits.load(Ordering::Relaxed);
+        if visits > best.1 {
+            second = best.1;
+            best = (Some(index), visits);
+        } else if visits > second {
+            second = visits;
+        }
+    }
+    (
+        best.0
+            .map(|index| tree.edge(index).action.load(Ordering::Relaxed)),
+        best.1,
+        second,
+    )
+}
+
+/// Whether every node of the root's turn along the most visited line has a
+/// leader that the remaining visits (scaled by the node's share) cannot catch.
+fn decided(shared: &Shared, remaining: f64, root_visits: f64) -> bool {
+    let tree = shared.tree;
+    let root_mover = tree.node(shared.root).mover();
+    let mut node_id = shared.root;
+    for _ in 0..16 {
+        let node = tree.node(node_id);
+        let state = node.state.load(Ordering::Acquire);
+        if state != EXPANDED && state != WIDENING {
+            return true;
+        }
+        let (first, count, total) = node.children();
+        let share = node.visits.load(Ordering::Relaxed) as f64 / root_visits;
+        let mut best = (0u32, 0u32);
+        let mut second = 0u32;
+        for index in first..first + count {
+            let visits = tree.edge(index).visits.load(Ordering::Relaxed);
+            if visits > best.1 {
+                second = best.1;
+                best = (index, visits);
+            } else if visits > second {
+                second = visits;
+            }
+        }
+        if count == 0 {
+            return true;
+        }
+        if total > 1 && (best.1 - second) as f64 <= remaining * share {
+            return false;
+        }
+        let child = tree.edge(best.0).child.load(Ordering::Acquire);
+        if child == 0 || tree.node(child).mover() != root_mover {
+            return true;
+        }
+        node_id = child;
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::Clock;
+
+    #[test]
+    fn clock_plan_respects_hard_limit() {
+        let tunables = Tunables::default();
+        let limits = SearchLimits {
+            clock: Some(Clock {
+                time_left: [Duration::from_secs(60), Duration::from_secs(60)],
+                increment: [Duration::from_secs(1), Duration::from_secs(1)],
+            }),
+            ..SearchLimits::default()
+        };
+        let plan = plan(&limits, Player::First, 0, &tunables);
+        let soft = plan.soft.unwrap();
+        let hard = plan.hard.unwrap();
+        assert!(soft <= hard);
+        assert!(hard <= Duration::from_secs(15));
+        // 59.95 s / 22 + 0.8 s is about 3.5 s.
+        assert!(soft > Duration::from_secs(3) && soft < Duration::from_secs(4));
+    }
+
+    #[test]
+    fn movetime_caps_both_limits() {
+        let tunables = Tunables::default();
+        let limits = SearchLimits {
+            movetime: Some(Duration::from_millis(100)),
+            ..SearchLimits::default()
+        };
+        let plan = plan(&limits, Player::Second, 10, &tunables);
+        assert_eq!(plan.soft, Some(Duration::from_millis(100)));
+        assert_eq!(plan.hard, Some(Duration::from_millis(100)));
+    }
+}

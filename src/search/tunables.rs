@@ -1,0 +1,237 @@
+//! Every number the search and the evaluation depend on, in one table.
+//!
+//! Keeping them together means the protocol layer can expose each as an
+//! option by name, a tuner can vary them without touching code, and a reader
+//! sees in one place what the engine believes. Each entry has a name, a
+//! default, a range and a one-line reason; [`Tunables::set`] enforces the
+//! range so that a typo in an option cannot silently break the engine.
+
+use std::fmt;
+use std::ops::Index;
+
+/// The description of one tunable: what the protocol shows as an option.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TunableSpec {
+    /// The option name (lower case, words joined by `_`).
+    pub name: &'static str,
+    /// The value the engine uses unless told otherwise.
+    pub default: f32,
+    /// The smallest accepted value.
+    pub min: f32,
+    /// The largest accepted value.
+    pub max: f32,
+    /// Why the number exists.
+    pub help: &'static str,
+}
+
+macro_rules! tunables {
+    ($( $variant:ident = ($name:literal, $default:expr, $min:expr, $max:expr, $help:literal), )*) => {
+        /// Names every tunable, for fast indexed access in hot code.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[allow(missing_docs)]
+        pub enum Tunable {
+            $( $variant, )*
+        }
+
+        /// The one table of tunables: name, default, range and reason.
+        pub const TUNABLES: &[TunableSpec] = &[
+            $( TunableSpec { name: $name, default: $default, min: $min, max: $max, help: $help }, )*
+        ];
+    };
+}
+
+tunables! {
+    // ----- evaluation: material and colours -----
+    MaterialSmall = ("material_small", 1.0, 0.0, 10.0, "value of a small ship"),
+    MaterialMedium = ("material_medium", 2.5, 0.0, 20.0, "value of a medium ship"),
+    MaterialLarge = ("material_large", 5.5, 0.0, 30.0, "value of a large ship"),
+    ColourRed = ("colour_red", 1.0, 0.0, 10.0, "owning at least one red ship (a gun)"),
+    ColourYellow = ("colour_yellow", 1.5, 0.0, 10.0, "owning at least one yellow ship (mobility)"),
+    ColourGreen = ("colour_green", 1.5, 0.0, 10.0, "owning at least one green ship (economy)"),
+    ColourBlue = ("colour_blue", 1.0, 0.0, 10.0, "owning at least one blue ship (trade)"),
+    FrozenOut = ("frozen_out", 1.5, 0.0, 10.0, "no ship of a colour and no trade can get one"),
+    BuildOption = ("build_option", 0.3, 0.0, 5.0, "per colour the player can build right now"),
+    // ----- evaluation: home defence -----
+    HomeLarge = ("home_large", 2.5, 0.0, 20.0, "a large own ship at home (primary directive)"),
+    HomeOutgunned = ("home_outgunned", 1.5, 0.0, 10.0, "per size the nearby enemy largest exceeds the home largest"),
+    HomeShip = ("home_ship", 0.4, 0.0, 5.0, "per own ship at home, up to three"),
+    HomeVariety = ("home_variety", 0.3, 0.0, 5.0, "per distinct colour at home (happy homeworld)"),
+    Bluebird = ("bluebird", 2.0, 0.0, 20.0, "exactly two home ships, both of one colour"),
+    SittingDuck = ("sitting_duck", 3.0, 0.0, 30.0, "a catastrophe one piece away would wipe the home fleet"),
+    HomeCatastrophe = ("home_catastrophe", 3.0, 0.0, 30.0, "enemy ships near enough to overpopulate the home"),
+    HalfHome = ("half_home", 3.0, 0.0, 30.0, "a homeworld reduced to one star"),
+    // ----- evaluation: attack -----
+    Invader = ("invader", 0.6, 0.0, 10.0, "per own ship at the enemy home"),
+    InvaderDominance = ("invader_dominance", 1.5, 0.0, 10.0, "own largest at the enemy home beats theirs, with red there"),
+    LargeAdjacent = ("large_adjacent", 0.6, 0.0, 10.0, "own large ship one jump from the enemy home"),
+    CaptureTempo = ("capture_tempo", 0.8, 0.0, 10.0, "side to move can capture now, per size of the best target"),
+    CaptureThreat = ("capture_threat", 0.4, 0.0, 10.0, "opponent could capture next turn, per size of the best target"),
+    ThreatInOne = ("threat_in_one", 4.0, 0.0, 30.0, "the side not to move could eliminate after a pass"),
+    Tempo = ("tempo", 0.3, -5.0, 5.0, "bonus for having the move"),
+    EvalScale = ("eval_scale", 10.0, 1.0, 100.0, "K in value = tanh(score / K)"),
+    // ----- search -----
+    Cpuct = ("cpuct", 1.5, 0.05, 10.0, "exploration constant at the start of a turn"),
+    CpuctIntraTurn = ("cpuct_intra_turn", 1.0, 0.05, 10.0, "exploration constant inside a turn"),
+    CpuctGrowth = ("cpuct_growth", 0.15, 0.0, 2.0, "how fast exploration grows with log(parent visits)"),
+    FpuReduction = ("fpu_reduction", 0.3, 0.0, 2.0, "first-play urgency: parent value minus this"),
+    WideningBase = ("widening_base", 4.0, 1.0, 64.0, "children selectable at a fresh node"),
+    WideningExponent = ("widening_exponent", 0.45, 0.0, 1.0, "children selectable grow as visits^this"),
+    PriorTemperature = ("prior_temperature", 1.0, 0.1, 10.0, "softmax temperature of the action priors"),
+    PriorCapture = ("prior_capture", 1.5, -10.0, 10.0, "prior logit of a capture, plus size/2"),
+    PriorCaptureHome = ("prior_capture_home", 1.5, -10.0, 10.0, "extra prior for a capture at the enemy home"),
+    PriorCatastrophe = ("prior_catastrophe", 0.6, -10.0, 10.0, "prior logit per unit of value destroyed (theirs - ours)"),
+    PriorBuild = ("prior_build", 0.6, -10.0, 10.0, "prior logit of a build"),
+    PriorTrade = ("prior_trade", 0.0, -10.0, 10.0, "prior logit of a trade"),
+    PriorNewColour = ("prior_new_colour", 1.0, -10.0, 10.0, "extra prior for getting a colour the mover lacks"),
+    PriorMove = ("prior_move", 0.0, -10.0, 10.0, "prior logit of a move or discovery"),
+    PriorAttackMove = ("prior_attack_move", 1.0, -10.0, 10.0, "extra prior for a move next to or into the enemy home"),
+    PriorLeaveHome = ("prior_leave_home", -3.0, -20.0, 10.0, "prior for leaving home without a large or empty"),
+    PriorSacrifice = ("prior_sacrifice", -1.5, -10.0, 10.0, "prior logit of a sacrifice"),
+    PriorPass = ("prior_pass", -4.0, -20.0, 10.0, "prior logit of passing at the start of a turn"),
+    PriorEndSacrifice = ("prior_end_sacrifice", -1.0, -20.0, 10.0, "prior logit of ending a sacrifice early"),
+    PriorEndDone = ("prior_end_done", 3.0, -20.0, 20.0, "prior logit of ending a finished turn"),
+    // ----- turn extraction and time -----
+    ExtractMinVisits = ("extract_min_visits", 50.0, 1.0, 10000.0, "below this, an intra-turn node ends the turn instead of descending"),
+    MoveOverheadMs = ("move_overhead_ms", 50.0, 0.0, 5000.0, "clock time kept back for communication, in ms"),
+    TimeUnstable = ("time_unstable", 1.5, 1.0, 5.0, "soft-limit factor when the best turn changed late"),
+    TimeObvious = ("time_obvious", 0.6, 0.1, 1.0, "soft-limit factor when the best turn has most visits"),
+    SmartPruning = ("smart_pruning", 1.33, 0.0, 10.0, "stop when the best cannot be overtaken; 0 disables"),
+}
+
+/// Number of tunables.
+pub const TUNABLE_COUNT: usize = TUNABLES.len();
+
+/// A full set of tunable values. Cheap to copy, indexed by [`Tunable`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tunables {
+    values: [f32; TUNABLE_COUNT],
+}
+
+impl Default for Tunables {
+    fn default() -> Tunables {
+        let mut values = [0.0; TUNABLE_COUNT];
+        for (value, spec) in values.iter_mut().zip(TUNABLES) {
+            *value = spec.default;
+        }
+        Tunables { values }
+    }
+}
+
+/// Why a tunable could not be set: the protocol reports it to the user.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TunableError {
+    /// No tunable has this name.
+    UnknownName(String),
+    /// The value is outside the allowed range.
+    OutOfRange {
+        /// The tunable.
+        name: &'static str,
+        /// The rejected value.
+        value: f32,
+        /// The smallest allowed.
+        min: f32,
+        /// The largest allowed.
+        max: f32,
+    },
+}
+
+impl fmt::Display for TunableError {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TunableError::UnknownName(name) => write!(formatter, "unknown tunable '{name}'"),
+            TunableError::OutOfRange {
+                name,
+                value,
+                min,
+                max,
+            } => write!(
+                formatter,
+                "tunable {name} = {value}: expected a value from {min} to {max}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for TunableError {}
+
+impl Tunables {
+    /// Looks a tunable up by name (case-insensitive).
+    pub fn find(name: &str) -> Option<(usize, &'static TunableSpec)> {
+        TUNABLES
+            .iter()
+            .enumerate()
+            .find(|(_, spec)| spec.name.eq_ignore_ascii_case(name))
+    }
+
+    /// Sets a tunable by name, checking its range.
+    ///
+    /// # Errors
+    /// An unknown name or a value outside the tunable's range.
+    pub fn set(&mut self, name: &str, value: f32) -> Result<(), TunableError> {
+        let (index, spec) =
+            Tunables::find(name).ok_or_else(|| TunableError::UnknownName(name.to_string()))?;
+        if !(spec.min..=spec.max).contains(&value) {
+            return Err(TunableError::OutOfRange {
+                name: spec.name,
+                value,
+                min: spec.min,
+                max: spec.max,
+            });
+        }
+        self.values[index] = value;
+        Ok(())
+    }
+
+    /// The current value of a tunable by name.
+    pub fn get(&self, name: &str) -> Option<f32> {
+        Tunables::find(name).map(|(index, _)| self.values[index])
+    }
+
+    /// Every (spec, current value) pair, for listing options.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static TunableSpec, f32)> + '_ {
+        TUNABLES.iter().zip(self.values.iter().copied())
+    }
+}
+
+impl Index<Tunable> for Tunables {
+    type Output = f32;
+
+    #[inline]
+    fn index(&self, tunable: Tunable) -> &f32 {
+        &self.values[tunable as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_within_their_ranges_and_names_are_unique() {
+        let mut names = std::collections::HashSet::new();
+        for spec in TUNABLES {
+            assert!(
+                spec.min <= spec.default && spec.default <= spec.max,
+                "{}",
+                spec.name
+            );
+            assert!(names.insert(spec.name), "duplicate {}", spec.name);
+        }
+        assert_eq!(Tunables::default()[Tunable::MaterialLarge], 5.5);
+    }
+
+    #[test]
+    fn set_by_name_checks_range_and_name() {
+        let mut tunables = Tunables::default();
+        tunables.set("CPUCT", 2.0).unwrap();
+        assert_eq!(tunables[Tunable::Cpuct], 2.0);
+        assert!(matches!(
+            tunables.set("cpuct", 100.0),
+            Err(TunableError::OutOfRange { .. })
+        ));
+        assert!(matches!(
+            tunables.set("no_such", 1.0),
+            Err(TunableError::UnknownName(_))
+        ));
+    }
+}
