@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use supernova::notation::{cli, hwpn, Board};
+use supernova::protocol::{self, Misbehave};
 use supernova::record::{GameRecord, Verdict};
 use supernova::rules::{Player, Rules};
 
@@ -39,6 +40,12 @@ struct Arguments {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Run the text protocol (protocol.md) on stdin and stdout; the default.
+    Engine {
+        /// Misbehave on `go`, for testing match runners: crash, hang, illegal or garbage.
+        #[arg(long, hide = true)]
+        misbehave: Option<Misbehave>,
+    },
     /// Count the distinct legal turns from a position.
     Count {
         /// Rule profile: standard, sdg or cli.
@@ -163,7 +170,14 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
         }
         Some(Command::Replay { rules, files }) => replay(&rules, &files),
         Some(Command::Show { game, turn, rules }) => show(&rules, &game, turn),
-        None => Err(Failure::Error("no command given (try --help)".to_string())),
+        Some(Command::Engine { misbehave }) => {
+            protocol::run(std::io::stdin(), std::io::stdout(), misbehave);
+            Ok(())
+        }
+        None => {
+            protocol::run(std::io::stdin(), std::io::stdout(), None);
+            Ok(())
+        }
     }
 }
 
