@@ -407,7 +407,17 @@ pub type Listener = Box<dyn FnMut(SearchEvent<'_>) + Send>;
 struct Running {
     handle: JoinHandle<Searcher>,
     stop: Arc<AtomicBool>,
+    /// Set just before the final event: from then on the search counts as
+    /// over, so a controller that reacts to `bestmove` at once with another
+    /// `go` is never told the engine is busy (the thread only has to return).
+    answered: Arc<AtomicBool>,
     infinite: bool,
+}
+
+impl Running {
+    fn is_over(&self) -> bool {
+        self.answered.load(Ordering::Acquire) || self.handle.is_finished()
+    }
 }
 
 /// The engine: game state, options and a searcher. See the module docs.
@@ -585,7 +595,7 @@ impl Engine {
     /// The searcher, if no search holds it (collecting a finished search first).
     fn idle_searcher(&mut self) -> Result<&mut Searcher, OptionError> {
         if let Some(running) = &self.running {
-            if !running.handle.is_finished() {
+            if !running.is_over() {
                 return Err(OptionError::Busy);
             }
             self.wait();
@@ -701,7 +711,7 @@ impl Engine {
     pub fn is_searching(&self) -> bool {
         self.running
             .as_ref()
-            .is_some_and(|running| !running.handle.is_finished())
+            .is_some_and(|running| !running.is_over())
     }
 
     /// Whether the running search was started without limits, so that only
@@ -709,7 +719,7 @@ impl Engine {
     pub fn is_searching_infinitely(&self) -> bool {
         self.running
             .as_ref()
-            .is_some_and(|running| running.infinite && !running.handle.is_finished())
+            .is_some_and(|running| running.infinite && !running.is_over())
     }
 
     /// Starts searching the current position. Never blocks: the listener
@@ -745,6 +755,8 @@ impl Engine {
         let history = self.history();
         let options = self.options.clone();
         let thread_stop = Arc::clone(&stop);
+        let answered = Arc::new(AtomicBool::new(false));
+        let thread_answered = Arc::clone(&answered);
         let spawned = std::thread::Builder::new()
             .name("search".to_string())
             .stack_size(8 << 20)
@@ -780,6 +792,7 @@ impl Engine {
                 } else {
                     GoOutcome::Turn { result }
                 };
+                thread_answered.store(true, Ordering::Release);
                 listener(SearchEvent::Finished(&outcome));
                 searcher
             });
@@ -788,6 +801,7 @@ impl Engine {
                 self.running = Some(Running {
                     handle,
                     stop,
+                    answered,
                     infinite,
                 });
                 Ok(())

@@ -4,11 +4,13 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{ArgAction, CommandFactory, Parser, Subcommand};
 use supernova::notation::{cli, hwpn, Board};
 use supernova::protocol::{self, Misbehave};
 use supernova::record::{GameRecord, Verdict};
 use supernova::rules::{Player, Rules};
+use supernova::tools::match_runner::{self, EngineConfig, MatchConfig, TurnLimits};
+use supernova::tools::stats::Sprt;
 
 /// Exit status when every game replayed but some broke the rules.
 const EXIT_ILLEGAL: u8 = 1;
@@ -45,6 +47,59 @@ enum Command {
         /// Misbehave on `go`, for testing match runners: crash, hang, illegal or garbage.
         #[arg(long, hide = true)]
         misbehave: Option<Misbehave>,
+    },
+    /// Play two engines against each other (like cutechess-cli).
+    ///
+    /// Each --engine takes KEY=VALUE words: cmd=PROGRAM, arg=ARG (repeatable),
+    /// name=NAME, option.NAME=VALUE, movetime=MS, nodes=N, tc=SECONDS+INC.
+    /// Without cmd= the engine is this program's `engine` subcommand.
+    #[command(name = "match")]
+    Match {
+        /// An engine: KEY=VALUE words (give --engine exactly twice: A, then B).
+        #[arg(long = "engine", required = true, num_args = 1.., value_name = "KEY=VALUE", action = ArgAction::Append)]
+        engines: Vec<String>,
+        /// KEY=VALUE words applied to both engines before their own.
+        #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+        each: Vec<String>,
+        /// Games to play (each opening twice, colours swapped); default: every opening twice.
+        #[arg(long)]
+        games: Option<usize>,
+        /// Games played at once.
+        #[arg(long, default_value_t = 1)]
+        concurrency: usize,
+        /// Openings file: HWPN positions after both setup turns, one a line (default: positions/openings.txt, built in).
+        #[arg(long)]
+        openings: Option<PathBuf>,
+        /// Fixed time per turn, in ms.
+        #[arg(long)]
+        movetime: Option<u64>,
+        /// Node limit per turn.
+        #[arg(long)]
+        nodes: Option<u64>,
+        /// Clock per game: SECONDS[+INCREMENT], such as 10+0.1.
+        #[arg(long)]
+        tc: Option<String>,
+        /// Rule profile the referee applies: standard, sdg or cli.
+        #[arg(long, default_value = "standard")]
+        rules: Rules,
+        /// Turns after the opening before a game is drawn (0 = no limit).
+        #[arg(long, default_value_t = 200)]
+        max_turns: u32,
+        /// Occurrences of a position that draw the game.
+        #[arg(long, default_value_t = 3)]
+        repetitions: u32,
+        /// Grace time past the limit before a silent engine loses, in ms.
+        #[arg(long, default_value_t = 1000)]
+        margin: u64,
+        /// Time to wait for a turn when only a node limit is set, in ms.
+        #[arg(long, default_value_t = 60_000)]
+        timeout: u64,
+        /// Directory for one SDG record per game (`supernova replay` reads them).
+        #[arg(long, value_name = "DIR")]
+        pgnout: Option<PathBuf>,
+        /// Sequential test: elo0=0 elo1=5 alpha=0.05 beta=0.05; stops when decided.
+        #[arg(long, num_args = 4, value_name = "KEY=VALUE")]
+        sprt: Option<Vec<String>>,
     },
     /// Count the distinct legal turns from a position.
     Count {
@@ -157,8 +212,131 @@ fn read_position(text: &str, side: u8) -> Result<Board, String> {
     }
 }
 
+/// The arguments of `supernova match`, gathered for [`start_match`].
+struct MatchArguments {
+    engines: Vec<Vec<String>>,
+    each: Vec<String>,
+    games: Option<usize>,
+    concurrency: usize,
+    openings: Option<PathBuf>,
+    limits: TurnLimits,
+    tc: Option<String>,
+    rules: Rules,
+    max_turns: u32,
+    repetitions: u32,
+    margin: u64,
+    timeout: u64,
+    pgnout: Option<PathBuf>,
+    sprt: Option<Vec<String>>,
+}
+
+/// The words of each `--engine` occurrence, grouped: the derived field
+/// flattens them, so they are read again from the command line's matches.
+fn engine_groups() -> Vec<Vec<String>> {
+    let matches = Arguments::command().get_matches();
+    matches
+        .subcommand_matches("match")
+        .and_then(|matches| matches.get_occurrences::<String>("engines"))
+        .map(|groups| groups.map(|group| group.cloned().collect()).collect())
+        .unwrap_or_default()
+}
+
+/// Builds the match configuration and runs it on stdout.
+fn start_match(arguments: MatchArguments) -> Result<(), Failure> {
+    if arguments.engines.len() != 2 {
+        return Err(Failure::Error(format!(
+            "--engine given {} times: expected exactly two engines",
+            arguments.engines.len()
+        )));
+    }
+    let mut engines = [EngineConfig::default(), EngineConfig::default()];
+    for (config, words) in engines.iter_mut().zip(&arguments.engines) {
+        config.apply(&arguments.each)?;
+        config.apply(words)?;
+    }
+    let mut limits = arguments.limits;
+    if let Some(tc) = &arguments.tc {
+        limits.clock = Some(match_runner::parse_time_control(tc)?);
+    }
+    let no_limits = limits.is_empty() && engines.iter().any(|engine| engine.limits.is_empty());
+    if no_limits {
+        return Err(Failure::Error(
+            "no turn limit: give --movetime, --nodes or --tc (or movetime=/nodes=/tc= per engine)"
+                .to_string(),
+        ));
+    }
+    let openings_text = match &arguments.openings {
+        Some(path) => std::fs::read_to_string(path)
+            .map_err(|error| format!("{}: cannot read: {error}", path.display()))?,
+        None => match_runner::DEFAULT_OPENINGS.to_string(),
+    };
+    let openings = match_runner::parse_openings(&openings_text, &arguments.rules)?;
+    if arguments.repetitions < 2 {
+        return Err(Failure::Error(
+            "--repetitions: expected 2 or more".to_string(),
+        ));
+    }
+    let sprt = arguments.sprt.as_deref().map(Sprt::parse).transpose()?;
+    let program = std::env::current_exe()
+        .map_err(|error| format!("cannot find this program to run as an engine: {error}"))?;
+    let config = MatchConfig {
+        engines,
+        limits,
+        games: arguments.games.unwrap_or(2 * openings.len()),
+        openings,
+        concurrency: arguments.concurrency.max(1),
+        rules: arguments.rules,
+        max_turns: arguments.max_turns,
+        repetitions: arguments.repetitions,
+        margin: std::time::Duration::from_millis(arguments.margin),
+        turn_timeout: std::time::Duration::from_millis(arguments.timeout),
+        transcripts: arguments.pgnout,
+        sprt,
+        default_program: program.display().to_string(),
+        default_arguments: vec!["engine".to_string()],
+    };
+    match_runner::run_match(&config, &mut std::io::stdout())?;
+    Ok(())
+}
+
 fn run(arguments: Arguments) -> Result<(), Failure> {
     match arguments.command {
+        Some(Command::Match {
+            engines: _,
+            each,
+            games,
+            concurrency,
+            openings,
+            movetime,
+            nodes,
+            tc,
+            rules,
+            max_turns,
+            repetitions,
+            margin,
+            timeout,
+            pgnout,
+            sprt,
+        }) => start_match(MatchArguments {
+            engines: engine_groups(),
+            each,
+            games,
+            concurrency,
+            openings,
+            limits: TurnLimits {
+                movetime,
+                nodes,
+                clock: None,
+            },
+            tc,
+            rules,
+            max_turns,
+            repetitions,
+            margin,
+            timeout,
+            pgnout,
+            sprt,
+        }),
         Some(Command::Count {
             rules,
             side,
