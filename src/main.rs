@@ -10,7 +10,11 @@ use supernova::protocol::{self, Misbehave};
 use supernova::record::{GameRecord, Verdict};
 use supernova::rules::{Player, Rules};
 use supernova::tools::match_runner::{self, EngineConfig, MatchConfig, TurnLimits};
+use supernova::tools::analyse::{self, AnalysisSettings, Notation, Subject};
+use supernova::tools::play::{self, PlaySettings};
 use supernova::tools::stats::Sprt;
+use supernova::search::{PlayerKind, SearchLimits, SearchOptions};
+use std::time::Duration;
 
 /// Exit status when every game replayed but some broke the rules.
 const EXIT_ILLEGAL: u8 = 1;
@@ -101,6 +105,47 @@ enum Command {
         #[arg(long, num_args = 4, value_name = "KEY=VALUE")]
         sprt: Option<Vec<String>>,
     },
+    /// Search one position and print the best turn, its value, the principal
+    /// variation and the top alternatives.
+    Analyse {
+        /// The position: HWPN (`startpos` for the empty start) or homeworlds-cli
+        /// state text. Not with --game.
+        #[arg(allow_hyphen_values = true, conflicts_with = "game")]
+        position: Option<String>,
+        /// Side to move, for homeworlds-cli state text (which has none).
+        #[arg(long, default_value_t = 0)]
+        side: u8,
+        /// Analyse a position of this SDG record instead (with --turn).
+        #[arg(long, requires = "turn")]
+        game: Option<PathBuf>,
+        /// The record's turn number: the position before it (one past the last is the final position).
+        #[arg(long)]
+        turn: Option<u32>,
+        #[command(flatten)]
+        search: SearchArguments,
+        /// Candidate turns to list.
+        #[arg(long, default_value_t = 1)]
+        multipv: usize,
+    },
+    /// Evaluate every turn of an SDG record: the engine's preference where it
+    /// differs, and exact blunders (a missed win in one, walking into a loss in one).
+    Annotate {
+        /// The record file.
+        game: PathBuf,
+        #[command(flatten)]
+        search: SearchArguments,
+    },
+    /// Play against the engine in the terminal (works with piped input too).
+    Play {
+        /// Your seat: 0 creates and moves first, 1 second.
+        #[arg(long, default_value_t = 0)]
+        side: u8,
+        /// Start from this HWPN position instead of the empty start.
+        #[arg(long, allow_hyphen_values = true)]
+        position: Option<String>,
+        #[command(flatten)]
+        search: SearchArguments,
+    },
     /// Count the distinct legal turns from a position.
     Count {
         /// Rule profile: standard, sdg or cli.
@@ -135,6 +180,62 @@ enum Command {
         #[arg(long, default_value = "standard")]
         rules: Rules,
     },
+}
+
+/// Search settings shared by analyse, annotate and play.
+#[derive(clap::Args)]
+struct SearchArguments {
+    /// Time per search, in ms (the default when --nodes is not given: 1000).
+    #[arg(long)]
+    movetime: Option<u64>,
+    /// Iterations per search (reproducible with one thread).
+    #[arg(long)]
+    nodes: Option<u64>,
+    /// Search threads.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// Tree memory, in megabytes.
+    #[arg(long, default_value_t = 64)]
+    hash: usize,
+    /// Random seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Which player: mcts, greedy or random.
+    #[arg(long, default_value = "mcts")]
+    player: PlayerKind,
+    /// Rule profile: standard, sdg or cli (SDG archive records need sdg).
+    #[arg(long, default_value = "standard")]
+    rules: Rules,
+    /// How turns are printed: sdg (`Build G1 Home0; Pass`), token or readable.
+    #[arg(long, default_value = "sdg")]
+    notation: Notation,
+}
+
+impl SearchArguments {
+    /// The search options and limits these arguments describe.
+    fn settings(&self, multi_pv: usize) -> AnalysisSettings {
+        let mut limits = SearchLimits {
+            nodes: self.nodes,
+            movetime: self.movetime.map(Duration::from_millis),
+            ..SearchLimits::default()
+        };
+        if limits.nodes.is_none() && limits.movetime.is_none() {
+            limits.movetime = Some(Duration::from_millis(1000));
+        }
+        AnalysisSettings {
+            options: SearchOptions {
+                threads: self.threads.max(1),
+                hash_mb: self.hash.max(1),
+                seed: self.seed,
+                multi_pv: multi_pv.max(1),
+                player: self.player,
+                rules: self.rules,
+                ..SearchOptions::default()
+            },
+            limits,
+            notation: self.notation,
+        }
+    }
 }
 
 /// Reads and parses one record file.
@@ -299,8 +400,65 @@ fn start_match(arguments: MatchArguments) -> Result<(), Failure> {
     Ok(())
 }
 
+/// The error for a failed write to stdout.
+fn write_error(error: std::io::Error) -> Failure {
+    Failure::Error(format!("cannot write the output: {error}"))
+}
+
 fn run(arguments: Arguments) -> Result<(), Failure> {
     match arguments.command {
+        Some(Command::Analyse {
+            position,
+            side,
+            game,
+            turn,
+            search,
+            multipv,
+        }) => {
+            let settings = search.settings(multipv);
+            let subject = match (game, turn) {
+                (Some(game), Some(turn)) => {
+                    let record = read_record(&game)?;
+                    Subject::from_record(&record, &settings.options.rules, turn)
+                        .map_err(|error| format!("{}: {error}", game.display()))?
+                }
+                _ => {
+                    let text = position.as_deref().unwrap_or("startpos");
+                    Subject::position(read_position(text, side)?)
+                }
+            };
+            analyse::analyse(&subject, &settings, &mut std::io::stdout()).map_err(write_error)
+        }
+        Some(Command::Annotate { game, search }) => {
+            let settings = search.settings(1);
+            let record = read_record(&game)?;
+            if let Some(reason) = record.unsupported() {
+                return Err(Failure::Error(format!("{}: cannot annotate: {reason}", game.display())));
+            }
+            analyse::annotate(&record, &settings, &mut std::io::stdout()).map_err(write_error)?;
+            Ok(())
+        }
+        Some(Command::Play {
+            side,
+            position,
+            search,
+        }) => {
+            let settings = search.settings(1);
+            let human = Player::from_index(side as usize)
+                .ok_or_else(|| format!("--side {side}: expected 0 or 1"))?;
+            let start = match position {
+                Some(text) => read_position(&text, 0)?,
+                None => Board::default(),
+            };
+            let settings = PlaySettings {
+                human,
+                start,
+                options: settings.options,
+                limits: settings.limits,
+            };
+            let stdin = std::io::stdin();
+            play::play(&settings, &mut stdin.lock(), &mut std::io::stdout()).map_err(write_error)
+        }
         Some(Command::Match {
             engines: _,
             each,

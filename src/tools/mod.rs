@@ -9,3 +9,5 @@ pub mod client;
 pub mod match_runner;
 pub mod stats;
 pub mod turns;
+pub mod analyse;
+pub mod play;
