@@ -273,6 +273,8 @@ pub fn board_text(board: &Board) -> String {
 /// A score in words for the tools: the value for the side to move and the
 /// win probability.
 pub fn value_text(value: f32, win_probability: f32) -> String {
+    // Adding zero turns -0.0 into 0.0, so an even position never reads "-0.000".
+    let value = value + 0.0;
     format!(
         "value {value:+.3}, win probability {:.1}%",
         win_probability * 100.0
