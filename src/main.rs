@@ -5,16 +5,16 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{ArgAction, CommandFactory, Parser, Subcommand};
+use std::time::Duration;
 use supernova::notation::{cli, hwpn, Board};
 use supernova::protocol::{self, Misbehave};
 use supernova::record::{GameRecord, Verdict};
 use supernova::rules::{Player, Rules};
-use supernova::tools::match_runner::{self, EngineConfig, MatchConfig, TurnLimits};
+use supernova::search::{PlayerKind, SearchLimits, SearchOptions};
 use supernova::tools::analyse::{self, AnalysisSettings, Notation, Subject};
+use supernova::tools::match_runner::{self, EngineConfig, MatchConfig, TurnLimits};
 use supernova::tools::play::{self, PlaySettings};
 use supernova::tools::stats::Sprt;
-use supernova::search::{PlayerKind, SearchLimits, SearchOptions};
-use std::time::Duration;
 
 /// Exit status when every game replayed but some broke the rules.
 const EXIT_ILLEGAL: u8 = 1;
@@ -433,7 +433,10 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
             let settings = search.settings(1);
             let record = read_record(&game)?;
             if let Some(reason) = record.unsupported() {
-                return Err(Failure::Error(format!("{}: cannot annotate: {reason}", game.display())));
+                return Err(Failure::Error(format!(
+                    "{}: cannot annotate: {reason}",
+                    game.display()
+                )));
             }
             analyse::annotate(&record, &settings, &mut std::io::stdout()).map_err(write_error)?;
             Ok(())

@@ -179,7 +179,11 @@ fn run_golden(name: &str) -> String {
                 replies
             }
         };
-        transcript.extend(normalise(replies).into_iter().map(|reply| format!("< {reply}")));
+        transcript.extend(
+            normalise(replies)
+                .into_iter()
+                .map(|reply| format!("< {reply}")),
+        );
     }
     assert!(engine.wait().success(), "the engine exits cleanly on quit");
     transcript.join("\n") + "\n"
@@ -201,7 +205,10 @@ fn check_golden(name: &str) {
             .enumerate()
             .find(|(_, (actual, expected))| actual != expected)
             .map(|(index, (actual, expected))| {
-                format!("line {}:\n  expected: {expected}\n  actual:   {actual}", index + 1)
+                format!(
+                    "line {}:\n  expected: {expected}\n  actual:   {actual}",
+                    index + 1
+                )
             })
             .unwrap_or_else(|| "the transcripts differ in length".to_string());
         panic!(
@@ -348,7 +355,9 @@ fn junk_lines(count: usize) -> Vec<Vec<u8>> {
             // counting one error per line).
             match command::parse(&String::from_utf8_lossy(line)) {
                 Err(_) => true,
-                Ok(ProtocolCommand::Position { .. }) | Ok(ProtocolCommand::SetOption { .. }) => true,
+                Ok(ProtocolCommand::Position { .. }) | Ok(ProtocolCommand::SetOption { .. }) => {
+                    true
+                }
                 Ok(_) => false,
             }
         })
@@ -411,7 +420,10 @@ fn stop_ends_an_infinite_search_with_one_bestmove_and_isready_answers_during_it(
     std::thread::sleep(Duration::from_millis(100));
     engine.send("go nodes 10");
     let busy = engine.next_line();
-    assert!(busy.starts_with("info string error: a search is already running"), "{busy}");
+    assert!(
+        busy.starts_with("info string error: a search is already running"),
+        "{busy}"
+    );
     let asked = Instant::now();
     engine.send("stop");
     let lines = engine.read_until(|line| line.starts_with("bestmove"));
@@ -419,7 +431,10 @@ fn stop_ends_an_infinite_search_with_one_bestmove_and_isready_answers_during_it(
     assert!(waited < REPLY_LIMIT);
     let decision_at = lines.len() - 2;
     assert!(lines[decision_at].starts_with("info string decision"));
-    assert!(lines[decision_at - 1].starts_with("info depth"), "{lines:?}");
+    assert!(
+        lines[decision_at - 1].starts_with("info depth"),
+        "{lines:?}"
+    );
     engine.send("isready");
     assert_eq!(engine.next_line(), "readyok", "exactly one bestmove");
     engine.send("quit");
@@ -435,7 +450,10 @@ fn end_of_input_stops_an_infinite_search_and_exits_cleanly() {
     engine.close_input();
     let lines = engine.read_to_end();
     assert_eq!(
-        lines.iter().filter(|line| line.starts_with("bestmove")).count(),
+        lines
+            .iter()
+            .filter(|line| line.starts_with("bestmove"))
+            .count(),
         1,
         "{lines:?}"
     );

@@ -210,7 +210,10 @@ fn parse_position(rest: &[&str]) -> Result<Command, CommandError> {
             }
             let text = base_words.join(" ");
             hwpn::parse(&text).map_err(|error| {
-                CommandError::new(error.token.clone(), format!("bad position: {error}"))
+                CommandError::new(
+                    error.token.clone(),
+                    format!("bad position: {}", error.expected),
+                )
             })?
         }
         _ => {
@@ -250,8 +253,8 @@ fn parse_go(rest: &[&str]) -> Result<SearchLimits, CommandError> {
         if !GO_NUMBERS.contains(&word) {
             let expected = match word {
                 "depth" | "mate" | "ponder" | "searchmoves" | "wtime" | "btime" | "winc"
-                | "binc" => "a go parameter this engine supports (protocol.md: movetime, nodes, infinite, p0time, p1time, p0inc, p1inc, movestogo)",
-                _ => "a go parameter: movetime, nodes, infinite, p0time, p1time, p0inc, p1inc or movestogo",
+                | "binc" => "a UCI go parameter this engine does not support: expected movetime, nodes, infinite, p0time, p1time, p0inc, p1inc or movestogo",
+                _ => "expected a go parameter: movetime, nodes, infinite, p0time, p1time, p0inc, p1inc or movestogo",
             };
             return Err(CommandError::new(word, expected));
         }

@@ -38,7 +38,7 @@ pub const MAX_LINE_BYTES: usize = 1 << 20;
 /// until the first `go` the engine behaves normally.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Misbehave {
-    /// Abort the process on `go`.
+    /// Exit at once with status 101 on `go`, as a panicking program does.
     Crash,
     /// Never answer `go`, and ignore every later line except end of input.
     Hang,
@@ -275,8 +275,10 @@ impl Session {
     fn misbehave_on_go(&mut self, mode: Misbehave) {
         match mode {
             Misbehave::Crash => {
+                // Exit as a panicking Rust program does (status 101), without
+                // the core dump an abort could leave behind.
                 self.output.line("info string misbehaving: crash");
-                std::process::abort();
+                std::process::exit(101);
             }
             Misbehave::Hang => self.hung = true,
             Misbehave::Illegal => {

@@ -109,14 +109,24 @@ pub struct AnalysisSettings {
 /// Runs one search on a subject.
 fn search(searcher: &mut Searcher, subject: &Subject, limits: &SearchLimits) -> SearchResult {
     let stop = AtomicBool::new(false);
-    searcher.search(&subject.board.position, &subject.history, limits, &stop, |_| {})
+    searcher.search(
+        &subject.board.position,
+        &subject.history,
+        limits,
+        &stop,
+        |_| {},
+    )
 }
 
 /// Analyses one position and writes the report.
 ///
 /// # Errors
 /// Only a failed write.
-pub fn analyse(subject: &Subject, settings: &AnalysisSettings, output: &mut dyn Write) -> std::io::Result<()> {
+pub fn analyse(
+    subject: &Subject,
+    settings: &AnalysisSettings,
+    output: &mut dyn Write,
+) -> std::io::Result<()> {
     let rules = settings.options.rules;
     let style = settings.notation.style();
     let board = &subject.board;
@@ -130,12 +140,24 @@ pub fn analyse(subject: &Subject, settings: &AnalysisSettings, output: &mut dyn 
         writeln!(output, "the game is over: {result}")?;
         return Ok(());
     }
-    writeln!(output, "to move: player {}", board.position.side_to_move().index())?;
+    writeln!(
+        output,
+        "to move: player {}",
+        board.position.side_to_move().index()
+    )?;
     let mut searcher = Searcher::new(settings.options.clone());
     let result = search(&mut searcher, subject, &settings.limits);
     let info = &result.info;
-    writeln!(output, "best: {}", format_turn(board, &rules, &result.best_turn, style))?;
-    writeln!(output, "{}", value_text(result.value, result.win_probability))?;
+    writeln!(
+        output,
+        "best: {}",
+        format_turn(board, &rules, &result.best_turn, style)
+    )?;
+    writeln!(
+        output,
+        "{}",
+        value_text(result.value, result.win_probability)
+    )?;
     if let Some(proof) = info.proof {
         writeln!(output, "proven: {} for the side to move", proof_word(proof))?;
     }
@@ -146,7 +168,10 @@ pub fn analyse(subject: &Subject, settings: &AnalysisSettings, output: &mut dyn 
         info.principal_variation.clone()
     };
     writeln!(output, "principal variation:")?;
-    for (index, text) in format_line(board, &rules, &principal, style).iter().enumerate() {
+    for (index, text) in format_line(board, &rules, &principal, style)
+        .iter()
+        .enumerate()
+    {
         writeln!(output, "  {}. {text}", index + 1)?;
     }
     if settings.options.multi_pv > 1 && !info.candidates.is_empty() {
@@ -186,11 +211,14 @@ pub fn has_safe_turn(position: &Position, rules: &Rules, solver: &mut Solver) ->
         }
     }
     let mover = position.side_to_move();
-    position.legal_turns(rules).iter().any(|turn| match turn.outcome {
-        Outcome::Win(player) => player == mover,
-        Outcome::Draw => true,
-        Outcome::Ongoing => !solver.can_win(&turn.result, rules),
-    })
+    position
+        .legal_turns(rules)
+        .iter()
+        .any(|turn| match turn.outcome {
+            Outcome::Win(player) => player == mover,
+            Outcome::Draw => true,
+            Outcome::Ongoing => !solver.can_win(&turn.result, rules),
+        })
 }
 
 /// An exact verdict on one played turn.
@@ -204,7 +232,12 @@ pub enum Blunder {
 }
 
 /// Checks one turn played from `before` for the two exact blunders.
-pub fn check_turn(before: &Position, actions: &[Action], rules: &Rules, solver: &mut Solver) -> Option<Blunder> {
+pub fn check_turn(
+    before: &Position,
+    actions: &[Action],
+    rules: &Rules,
+    solver: &mut Solver,
+) -> Option<Blunder> {
     if before.in_setup() {
         return None;
     }
@@ -236,7 +269,11 @@ pub fn check_turn(before: &Position, actions: &[Action], rules: &Rules, solver: 
 ///
 /// # Errors
 /// A failed write.
-pub fn annotate(record: &GameRecord, settings: &AnalysisSettings, output: &mut dyn Write) -> std::io::Result<usize> {
+pub fn annotate(
+    record: &GameRecord,
+    settings: &AnalysisSettings,
+    output: &mut dyn Write,
+) -> std::io::Result<usize> {
     let rules = settings.options.rules;
     let style = settings.notation.style();
     let walk = record.walk(&rules);
@@ -343,7 +380,9 @@ mod tests {
         // Player 0 has a large red at player 1's home, whose only ship is small.
         let board = hwpn::parse("r1b3:g3:/y2b2:r3:g1 0").unwrap();
         let mut solver = Solver::default();
-        let win = solver.find_win(&board.position, &rules).expect("a capture wins");
+        let win = solver
+            .find_win(&board.position, &rules)
+            .expect("a capture wins");
         assert_eq!(check_turn(&board.position, &win, &rules, &mut solver), None);
         assert!(matches!(
             check_turn(&board.position, &[], &rules, &mut solver),

@@ -5,9 +5,9 @@
 //! `main.rs`, so they never touch stdin or stdout themselves and tests can
 //! drive them in memory.
 
+pub mod analyse;
 pub mod client;
 pub mod match_runner;
+pub mod play;
 pub mod stats;
 pub mod turns;
-pub mod analyse;
-pub mod play;

@@ -52,7 +52,11 @@ const LISTED: usize = 30;
 ///
 /// # Errors
 /// Only failed reads or writes.
-pub fn play(settings: &PlaySettings, input: &mut dyn BufRead, output: &mut dyn Write) -> std::io::Result<()> {
+pub fn play(
+    settings: &PlaySettings,
+    input: &mut dyn BufRead,
+    output: &mut dyn Write,
+) -> std::io::Result<()> {
     let mut game = Game {
         engine: Engine::new(settings.options.clone()),
         start: settings.start.clone(),
@@ -79,7 +83,11 @@ pub fn play(settings: &PlaySettings, input: &mut dyn BufRead, output: &mut dyn W
     write!(output, "{}", board_text(game.engine.board()))?;
     loop {
         if let GameStatus::Over(result) = game.engine.status() {
-            writeln!(output, "Game over: {}", status_text(&GameStatus::Over(result)))?;
+            writeln!(
+                output,
+                "Game over: {}",
+                status_text(&GameStatus::Over(result))
+            )?;
             return Ok(());
         }
         if game.engine.board().position.side_to_move() != game.human {
@@ -121,8 +129,13 @@ pub fn play(settings: &PlaySettings, input: &mut dyn BufRead, output: &mut dyn W
             }
             "turns" => game.list_turns(output, rest.first().and_then(|word| word.parse().ok()))?,
             "claim" => match game.engine.status() {
-                GameStatus::Ongoing { claimable: true, .. } => {
-                    writeln!(output, "You claim a draw by repetition. Game over: draw (1/2-1/2).")?;
+                GameStatus::Ongoing {
+                    claimable: true, ..
+                } => {
+                    writeln!(
+                        output,
+                        "You claim a draw by repetition. Game over: draw (1/2-1/2)."
+                    )?;
                     return Ok(());
                 }
                 _ => writeln!(output, "error: no draw by repetition can be claimed now")?,
@@ -160,7 +173,11 @@ impl Game {
                     writeln!(output, "error: {error}")?;
                     return Ok(());
                 }
-                writeln!(output, "You play: {}", turn.format(&before, &rules, Style::Sdg))?;
+                writeln!(
+                    output,
+                    "You play: {}",
+                    turn.format(&before, &rules, Style::Sdg)
+                )?;
                 write!(output, "{}", board_text(self.engine.board()))?;
             }
             Err(error) => {
@@ -195,7 +212,10 @@ impl Game {
                 String::new()
             }
         )?;
-        writeln!(output, "Type 'turns' for whole legal turns, 'help' for the notation.")
+        writeln!(
+            output,
+            "Type 'turns' for whole legal turns, 'help' for the notation."
+        )
     }
 
     /// Lists some whole legal turns.
@@ -214,7 +234,11 @@ impl Game {
         for turn in turns.iter().take(limit) {
             writeln!(output, "  {turn}")?;
         }
-        writeln!(output, "{total} distinct legal turns ({} shown)", total.min(limit))
+        writeln!(
+            output,
+            "{total} distinct legal turns ({} shown)",
+            total.min(limit)
+        )
     }
 
     /// Takes back the person's last turn (and the engine's reply to it).
@@ -302,7 +326,11 @@ impl Game {
                 Ok(true)
             }
             Some(GoOutcome::GameOver { result, .. }) => {
-                writeln!(output, "Supernova claims a draw by repetition. Game over: draw ({}).", result.score())?;
+                writeln!(
+                    output,
+                    "Supernova claims a draw by repetition. Game over: draw ({}).",
+                    result.score()
+                )?;
                 Ok(false)
             }
             None => {
