@@ -159,6 +159,22 @@ enum Command {
         #[arg(allow_hyphen_values = true, default_value = BENCHMARK_A)]
         position: String,
     },
+    /// Run the search benchmark: a node-limited search on each bench position;
+    /// prints total nodes, a signature of the chosen turns, and nodes/second.
+    Bench {
+        /// Iterations per position.
+        #[arg(long, default_value_t = 20_000)]
+        nodes: u64,
+        /// Search threads (the signature is reproducible only with 1).
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Tree memory per search, in megabytes.
+        #[arg(long, default_value_t = 64)]
+        hash: usize,
+        /// Positions file (HWPN per line, `#` comments) instead of the built-in list.
+        #[arg(long)]
+        file: Option<std::path::PathBuf>,
+    },
     /// Replay SuperDuperGames records and judge every turn by the rules.
     Replay {
         /// Rule profile: standard, sdg or cli (SDG records need sdg).
@@ -505,6 +521,51 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
         }) => {
             let board = read_position(&position, side)?;
             println!("{}", board.position.count_turns(&rules));
+            Ok(())
+        }
+        Some(Command::Bench {
+            nodes,
+            threads,
+            hash,
+            file,
+        }) => {
+            use supernova::search::bench;
+            let text = match &file {
+                Some(path) => std::fs::read_to_string(path)
+                    .map_err(|error| format!("{}: {error}", path.display()))?,
+                None => bench::BENCH_POSITIONS.to_string(),
+            };
+            let positions = bench::parse_positions(&text).map_err(|error| {
+                let name = file.as_ref().map_or("bench positions".to_string(), |path| {
+                    path.display().to_string()
+                });
+                format!("{name}: {error}")
+            })?;
+            let options = supernova::search::SearchOptions {
+                threads: threads.max(1),
+                hash_mb: hash.max(1),
+                ..bench::default_options()
+            };
+            let report = bench::run(&positions, nodes, &options);
+            for (index, (entry, position)) in report.entries.iter().zip(&positions).enumerate() {
+                println!(
+                    "position {:>2}: {:>8} nodes {:>9.0} nps  {}",
+                    index + 1,
+                    entry.nodes,
+                    entry.nodes as f64 / entry.elapsed.as_secs_f64().max(1e-9),
+                    position.source
+                );
+            }
+            let tree_nodes: u64 = report.entries.iter().map(|entry| entry.tree_nodes).sum();
+            let tree_bytes: u64 = report.entries.iter().map(|entry| entry.tree_bytes).sum();
+            println!("Positions: {}", positions.len());
+            println!("Nodes: {}", report.nodes);
+            println!("Signature: {:016x}", report.signature);
+            println!("Nodes/second: {:.0}", report.nodes_per_second());
+            println!(
+                "Bytes/node: {:.0}",
+                tree_bytes as f64 / tree_nodes.max(1) as f64
+            );
             Ok(())
         }
         Some(Command::Replay { rules, files }) => replay(&rules, &files),

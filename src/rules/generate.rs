@@ -175,15 +175,12 @@ fn homeworld_actions(rules: &Rules, bank: PieceSet, visit: &mut impl FnMut(Actio
     for star in bank.types() {
         let mut after_star = bank;
         after_star.remove(star);
-        let mut seconds: Vec<Option<Piece>> = after_star
+        let two_star = after_star
             .types()
             .filter(|second| *second >= star)
-            .map(Some)
-            .collect();
-        if rules.one_star_home {
-            seconds.push(None);
-        }
-        for second_star in seconds {
+            .map(Some);
+        let one_star = rules.one_star_home.then_some(None);
+        for second_star in two_star.chain(one_star) {
             let mut remaining = after_star;
             if let Some(second) = second_star {
                 remaining.remove(second);

@@ -25,6 +25,7 @@ pub(crate) fn score(position: &Position, tunables: &Tunables, threat: bool) -> f
     let mut total =
         player_score(&facts, mover, tunables) - player_score(&facts, opponent, tunables);
     total += tunables[Tunable::CaptureTempo] * best_capture(&facts, mover) as f32;
+    total += tunables[Tunable::FreeCatastrophe] * free_catastrophes(&facts, mover, tunables);
     total -= tunables[Tunable::CaptureThreat] * best_capture(&facts, opponent) as f32;
     total += tunables[Tunable::Tempo];
     if threat {
@@ -223,7 +224,60 @@ fn attack_score(facts: &Facts, player: Player, enemy: Player, tunables: &Tunable
     }
     let factor = if enemy_has_large { 1.0 } else { 1.5 };
     score += adjacent_larges.min(2) as f32 * tunables[Tunable::LargeAdjacent] * factor;
+    let mut near_sizes = 0;
+    for &slot in facts.slots() {
+        if facts.connected(slot, enemy_slot) {
+            let counts = size_counts(facts.systems[slot as usize].ships[me]);
+            near_sizes += counts[0] + 2 * counts[1] + 3 * counts[2];
+        }
+    }
+    score += near_sizes as f32 * tunables[Tunable::Pressure];
     score
+}
+
+/// Material `mover` gains (theirs minus ours) by firing the overpopulations
+/// that are already on the board, counting only those that gain anything.
+fn free_catastrophes(facts: &Facts, mover: Player, tunables: &Tunables) -> f32 {
+    let weights = [
+        tunables[Tunable::MaterialSmall],
+        tunables[Tunable::MaterialMedium],
+        tunables[Tunable::MaterialLarge],
+    ];
+    let value = |ships: crate::rules::PieceSet| -> f32 {
+        let counts = size_counts(ships);
+        counts[0] as f32 * weights[0]
+            + counts[1] as f32 * weights[1]
+            + counts[2] as f32 * weights[2]
+    };
+    let me = mover.index();
+    let mut gain = 0.0;
+    for &slot in facts.slots() {
+        let system = facts.systems[slot as usize];
+        if system.pieces().len() < 4 {
+            continue;
+        }
+        for colour in Colour::ALL {
+            if !system.is_overpopulated(colour) {
+                continue;
+            }
+            // A star of that colour going means the whole system goes, unless
+            // a home keeps another star.
+            let vanishes = system.stars.without_colour(colour).is_empty();
+            let (mine, theirs) = if vanishes {
+                (system.ships[me], system.ships[1 - me])
+            } else {
+                (
+                    system.ships[me].of_colour(colour),
+                    system.ships[1 - me].of_colour(colour),
+                )
+            };
+            let net = value(theirs) - value(mine);
+            if net > 0.0 {
+                gain += net;
+            }
+        }
+    }
+    gain
 }
 
 /// The size of the largest enemy ship `player` can capture with a basic

@@ -33,7 +33,7 @@ use crate::rules::{
 const FIRST_BLOCK: u32 = 8;
 const SECOND_BLOCK: u32 = 32;
 /// States the in-tree solver may visit before answering "unknown".
-const TREE_SOLVER_LIMIT: u64 = 4_000;
+const TREE_SOLVER_LIMIT: u64 = 1_000;
 
 /// What all workers of one search share.
 pub(crate) struct Shared<'a> {
@@ -65,12 +65,16 @@ impl Shared<'_> {
     }
 }
 
-/// Per-thread scratch space.
+/// Per-thread scratch space, and statistics not yet added to [`Shared`]
+/// (batched so that threads do not fight over one cache line).
 pub(crate) struct Worker {
     solver: Solver,
     scored: Vec<(f32, u32)>,
     path: Vec<u32>,
     starts: Vec<u64>,
+    pending_iterations: u64,
+    pending_depth: u64,
+    max_depth: u32,
 }
 
 impl Default for Worker {
@@ -80,6 +84,9 @@ impl Default for Worker {
             scored: Vec::with_capacity(256),
             path: Vec::with_capacity(64),
             starts: Vec::with_capacity(16),
+            pending_iterations: 0,
+            pending_depth: 0,
+            max_depth: 0,
         }
     }
 }
@@ -190,6 +197,36 @@ enum Creation {
 }
 
 impl Worker {
+    /// Starts a search's statistics afresh.
+    pub fn max_depth_reset(&mut self) {
+        self.pending_iterations = 0;
+        self.pending_depth = 0;
+        self.max_depth = 0;
+    }
+
+    /// Iterations run but not yet added to the shared count.
+    pub fn pending(&self) -> u64 {
+        self.pending_iterations
+    }
+
+    /// Adds this worker's pending statistics to the shared ones; returns the
+    /// new shared iteration count.
+    pub fn flush(&mut self, shared: &Shared) -> u64 {
+        let done = shared
+            .iterations
+            .fetch_add(self.pending_iterations, Ordering::Relaxed)
+            + self.pending_iterations;
+        shared
+            .depth_sum
+            .fetch_add(self.pending_depth, Ordering::Relaxed);
+        shared
+            .max_depth
+            .fetch_max(self.max_depth, Ordering::Relaxed);
+        self.pending_iterations = 0;
+        self.pending_depth = 0;
+        done
+    }
+
     /// Creates the root node for a search if it does not exist yet.
     pub fn ensure_root(
         &mut self,
@@ -238,7 +275,10 @@ impl Worker {
         self.starts.push(position.hash());
         let (value, value_mover, proven) = loop {
             let node = tree.node(node_id);
-            node.virtual_loss.fetch_add(1, Ordering::Relaxed);
+            // The root is nobody's child, so it needs no virtual loss.
+            if node_id != shared.root {
+                node.virtual_loss.fetch_add(1, Ordering::Relaxed);
+            }
             self.path.push(node_id);
             let mover = node.mover();
             let proof = node.proof.load(Ordering::Acquire);
@@ -312,7 +352,9 @@ impl Worker {
             node.value_sum
                 .fetch_add((signed as f64 * VALUE_SCALE) as i64, Ordering::Relaxed);
             node.visits.fetch_add(1, Ordering::Relaxed);
-            node.virtual_loss.fetch_sub(1, Ordering::Relaxed);
+            if index != shared.root {
+                node.virtual_loss.fetch_sub(1, Ordering::Relaxed);
+            }
         }
         if proven && self.path.len() >= 2 {
             for &index in self.path[..self.path.len() - 1].iter().rev() {
@@ -322,8 +364,9 @@ impl Worker {
             }
         }
         let depth = self.path.len() as u32;
-        shared.depth_sum.fetch_add(depth as u64, Ordering::Relaxed);
-        shared.max_depth.fetch_max(depth, Ordering::Relaxed);
+        self.pending_iterations += 1;
+        self.pending_depth += depth as u64;
+        self.max_depth = self.max_depth.max(depth);
     }
 
     /// Finds or creates the node for `position` (reached by `step`).

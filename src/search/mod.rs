@@ -32,6 +32,7 @@
 //! forgets everything (a new game). The tree never uses more than about
 //! `hash_mb` megabytes; when full it stops growing and keeps searching.
 
+pub mod bench;
 mod eval;
 mod facts;
 mod mcts;
@@ -52,7 +53,7 @@ use mcts::{Shared, TreeTurn, Worker};
 use players::SafeTurns;
 use tree::{Tree, PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN, UNPROVEN};
 
-pub use solver::{Solver, PROFILE};
+pub use solver::Solver;
 pub use tunables::{Tunable, TunableError, TunableSpec, Tunables, TUNABLES};
 
 /// Which player the searcher is.
@@ -315,6 +316,8 @@ pub struct Searcher {
     solver: Solver,
     /// The turn index (from the tree's base) of the last root, if the tree holds one.
     last_turn: Option<u32>,
+    /// Searches since the last `clear`, to vary the random player.
+    searches: u64,
 }
 
 impl Searcher {
@@ -327,6 +330,7 @@ impl Searcher {
             worker: Worker::default(),
             solver: Solver::default(),
             last_turn: None,
+            searches: 0,
         }
     }
 
@@ -350,6 +354,7 @@ impl Searcher {
     pub fn clear(&mut self) {
         self.tree.clear();
         self.last_turn = None;
+        self.searches = 0;
     }
 
     /// Bytes the tree may use at most.
@@ -386,7 +391,11 @@ impl Searcher {
         }
         let result = match self.options.player {
             PlayerKind::Random => {
-                let turn = players::random_turn(position, &rules, self.options.seed);
+                // The call count keeps a repeated position from getting the
+                // same "random" turn every time, yet stays reproducible.
+                self.searches += 1;
+                let seed = self.options.seed ^ self.searches.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                let turn = players::random_turn(position, &rules, seed);
                 simple_result(turn, 0.0, Decision::Random, start)
             }
             PlayerKind::Greedy => {
@@ -500,6 +509,10 @@ impl Searcher {
         let info_interval = self.options.info_interval;
         let multi_pv = self.options.multi_pv.max(1);
         let worker = &mut self.worker;
+        // With one thread the count is exact (flushed every iteration), so a
+        // node limit is reproducible; with more, workers add in batches.
+        let batch = if threads == 1 { 1 } else { 16 };
+        worker.max_depth_reset();
         std::thread::scope(|scope| {
             for _ in 1..threads {
                 let shared = &shared;
@@ -511,25 +524,26 @@ impl Searcher {
                             break;
                         }
                         helper.iterate(shared);
-                        if shared.iterations.fetch_add(1, Ordering::Relaxed) + 1
-                            >= shared.node_limit
-                        {
+                        if helper.pending() >= batch && helper.flush(shared) >= shared.node_limit {
                             shared.halt.store(true, Ordering::Relaxed);
                         }
                     }
+                    helper.flush(shared);
                 });
             }
             let mut last_info = Instant::now();
+            let mut since_check = 0;
             while !shared.stopping() {
                 if shared.tree.node(root).proof.load(Ordering::Relaxed) != UNPROVEN {
                     break;
                 }
                 worker.iterate(&shared);
-                let done = shared.iterations.fetch_add(1, Ordering::Relaxed) + 1;
-                if done >= node_limit {
+                since_check += 1;
+                if worker.pending() >= batch && worker.flush(&shared) >= node_limit {
                     break;
                 }
-                if done % 32 == 0 {
+                if since_check >= 32 {
+                    since_check = 0;
                     if controller.should_stop(&shared) {
                         break;
                     }
@@ -541,6 +555,7 @@ impl Searcher {
                 }
             }
             shared.halt.store(true, Ordering::Relaxed);
+            worker.flush(&shared);
         });
         let mut info = collect_info(&shared, start, multi_pv, in_check);
         // 4. Verify the choice; fall back to the best safe turn if needed.
@@ -638,7 +653,8 @@ impl Searcher {
                 }
             }
         }
-        self.clear();
+        self.tree.clear();
+        self.last_turn = None;
         0
     }
 }
@@ -712,7 +728,7 @@ fn collect_info(shared: &Shared, start: Instant, multi_pv: usize, in_check: bool
             }
             if candidates
                 .first()
-                .is_none_or_compat(|first| first.turn != turn.actions)
+                .is_none_or(|first| first.turn != turn.actions)
             {
                 candidates.retain(|candidate| candidate.turn != turn.actions);
                 candidates.insert(0, to_candidate(turn.clone()));
@@ -752,16 +768,63 @@ fn to_candidate(turn: TreeTurn) -> Candidate {
     }
 }
 
-/// `Option::is_none_or` for the crate's minimum Rust version.
-trait IsNoneOr<T> {
-    fn is_none_or_compat(&self, predicate: impl FnOnce(&T) -> bool) -> bool;
-}
+#[cfg(test)]
+mod tests {
+    use super::mcts::{Shared, Worker};
+    use super::tree::{Tree, PROVEN_LOSS, PROVEN_WIN};
+    use super::*;
+    use crate::notation::hwpn;
 
-impl<T> IsNoneOr<T> for Option<&T> {
-    fn is_none_or_compat(&self, predicate: impl FnOnce(&T) -> bool) -> bool {
-        match self {
-            None => true,
-            Some(value) => predicate(value),
+    /// Runs the bare tree (no root shortcuts) and returns the root's proof
+    /// and mean value for the side to move.
+    fn bare_tree(text: &str, iterations: u32) -> (u8, f32) {
+        let position = hwpn::parse(text).unwrap().position;
+        let rules = Rules::STANDARD;
+        let tunables = Tunables::default();
+        let tree = Tree::with_megabytes(4);
+        let mut worker = Worker::default();
+        let root = worker
+            .ensure_root(&tree, &rules, &tunables, &position, 0, &[])
+            .unwrap();
+        let stop = AtomicBool::new(false);
+        let shared = Shared {
+            tree: &tree,
+            rules,
+            tunables: &tunables,
+            root,
+            root_position: position,
+            root_turn: 0,
+            history: &[],
+            root_filter: None,
+            stop: &stop,
+            halt: AtomicBool::new(false),
+            iterations: AtomicU64::new(0),
+            depth_sum: AtomicU64::new(0),
+            max_depth: AtomicU32::new(0),
+            node_limit: u64::MAX,
+        };
+        for _ in 0..iterations {
+            worker.iterate(&shared);
         }
+        let node = tree.node(root);
+        (node.proof.load(Ordering::Relaxed), node.mean().unwrap())
+    }
+
+    #[test]
+    fn a_winning_root_backs_up_plus_one() {
+        // A red sacrifice then a capture wins: two actions deep in the tree,
+        // with values passed up unchanged inside the turn.
+        let (proof, value) = bare_tree("r1b3:r3g3:/y2b1:g2:g1 0", 400);
+        assert_eq!(proof, PROVEN_WIN);
+        assert!(value > 0.5, "value {value}");
+    }
+
+    #[test]
+    fn a_lost_root_backs_up_minus_one() {
+        // Every turn lets player 1's r3 capture player 0's last home ship:
+        // values cross the end of the turn with their sign flipped.
+        let (proof, value) = bare_tree("r2b1:y1:r3/y3::y2g2 0", 400);
+        assert_eq!(proof, PROVEN_LOSS);
+        assert!(value < -0.5, "value {value}");
     }
 }

@@ -240,10 +240,7 @@ pub(crate) fn book_score(position: &Position, action: Action) -> i32 {
     else {
         return i32::MIN;
     };
-    let mut score = 0;
-    if ship.size() == 3 {
-        score += 20;
-    }
+    let mut score = if ship.size() == 3 { 20 } else { -20 };
     let Some(second) = second_star else {
         return score - 50;
     };
@@ -251,24 +248,26 @@ pub(crate) fn book_score(position: &Position, action: Action) -> i32 {
         score -= 15;
     }
     if star.colour() == second.colour() {
-        score -= 5;
+        score -= 10;
     }
     let colours = [star.colour(), second.colour(), ship.colour()];
     let has = |colour: Colour| colours.contains(&colour);
-    if has(Colour::Green) {
-        score += 4;
-    }
-    if has(Colour::Blue) {
-        score += 4;
-    }
-    if has(Colour::Red) || has(Colour::Yellow) {
+    let (green, blue, mobile) = (
+        has(Colour::Green),
+        has(Colour::Blue),
+        has(Colour::Red) || has(Colour::Yellow),
+    );
+    score += 5 * green as i32 + 5 * blue as i32 + 4 * mobile as i32;
+    if green && blue && mobile {
         score += 3;
     }
     if ship.colour() == Colour::Green {
-        score += 3;
+        score += 2;
     }
+    // A ship of a star's colour starts the home one step nearer a
+    // catastrophe and leaves a colour out.
     if ship.colour() == star.colour() || ship.colour() == second.colour() {
-        score -= 2;
+        score -= 8;
     }
     let mover = position.side_to_move();
     let other = position.system(mover.opponent().index() as u8);

@@ -17,6 +17,28 @@ const SIZE_VALUE: [f32; 4] = [0.0, 1.0, 2.5, 5.5];
 
 /// The logit of one action. `facts` describe `position`.
 fn logit(position: &Position, facts: &Facts, action: Action, tunables: &Tunables) -> f32 {
+    let base = base_logit(position, facts, action, tunables);
+    // Making a fourth piece of a colour hands the opponent a catastrophe
+    // (worth it only at the enemy home, where the mover may fire it).
+    let target = position.side_to_move().opponent().index() as Slot;
+    let added = match action {
+        Action::Build { system, piece } => Some((system, piece.colour())),
+        Action::Trade { system, to, .. } => Some((system, to.colour())),
+        Action::Move { to, ship, .. } => Some((to, ship.colour())),
+        _ => None,
+    };
+    match added {
+        Some((system, colour))
+            if system != target && facts.systems[system as usize].colour_count(colour) == 3 =>
+        {
+            base + tunables[Tunable::PriorGiveCatastrophe]
+        }
+        _ => base,
+    }
+}
+
+/// [`logit`] before the catastrophe check.
+fn base_logit(position: &Position, facts: &Facts, action: Action, tunables: &Tunables) -> f32 {
     let mover = position.side_to_move();
     let me = mover.index();
     let them = 1 - me;

@@ -18,7 +18,7 @@ use rand::SeedableRng;
 use rayon::prelude::*;
 
 use super::players::{book_score, setup_actions};
-use super::{SearchLimits, SearchOptions, Searcher};
+use super::{Decision, SearchLimits, SearchOptions, Searcher};
 use crate::rules::{Action, Outcome, Player, Position, Rules};
 
 /// One side of a match.
@@ -84,6 +84,8 @@ pub struct GameRecord {
     pub end: GameEnd,
     /// Every turn, the opening included.
     pub turns: Vec<Vec<Action>>,
+    /// Why each turn after the opening was chosen.
+    pub decisions: Vec<Decision>,
     /// Player A's score: 1, 0.5 or 0.
     pub score_a: f32,
 }
@@ -139,7 +141,7 @@ pub fn elo_interval(wins: u32, draws: u32, losses: u32) -> (f64, f64, f64) {
 /// engines still play varied games.
 pub fn openings(count: usize, seed: u64, rules: &Rules) -> Vec<Vec<Vec<Action>>> {
     let start = Position::start();
-    let first_choices = good_setups(&start, rules, 6);
+    let first_choices = good_setups(&start, rules, 3);
     let mut pairs = Vec::new();
     for first in first_choices {
         let mut after = start;
@@ -147,7 +149,7 @@ pub fn openings(count: usize, seed: u64, rules: &Rules) -> Vec<Vec<Vec<Action>>>
         if after.end_turn(rules).is_err() {
             continue;
         }
-        for second in good_setups(&after, rules, 6) {
+        for second in good_setups(&after, rules, 3) {
             pairs.push(vec![vec![first], vec![second]]);
         }
     }
@@ -206,30 +208,34 @@ pub fn play_game(
     let mut counts: HashMap<u64, u32> = HashMap::new();
     counts.insert(position.hash(), 1);
     let mut played = 0;
-    let finish = |outcome: Outcome, end: GameEnd, turns: Vec<Vec<Action>>| {
-        let score_a = match outcome {
-            Outcome::Win(Player::First) => 1.0,
-            Outcome::Win(Player::Second) => 0.0,
-            _ => 0.5,
+    let mut decisions = Vec::new();
+    let finish =
+        |outcome: Outcome, end: GameEnd, turns: Vec<Vec<Action>>, decisions: Vec<Decision>| {
+            let score_a = match outcome {
+                Outcome::Win(Player::First) => 1.0,
+                Outcome::Win(Player::Second) => 0.0,
+                _ => 0.5,
+            };
+            GameRecord {
+                opening: 0,
+                a_first: true,
+                outcome,
+                end,
+                turns,
+                decisions,
+                score_a,
+            }
         };
-        GameRecord {
-            opening: 0,
-            a_first: true,
-            outcome,
-            end,
-            turns,
-            score_a,
-        }
-    };
     loop {
         if !position.in_setup() && played >= settings.max_turns {
-            return finish(Outcome::Draw, GameEnd::TurnCap, turns);
+            return finish(Outcome::Draw, GameEnd::TurnCap, turns, decisions);
         }
         let side = position.side_to_move();
         let seat = side.index();
         let result =
             searchers[seat].search(&position, &history, &seats[seat].limits, &stop, |_| {});
         history.push(position.hash());
+        decisions.push(result.decision);
         let mut next = position;
         let legal = result
             .best_turn
@@ -242,13 +248,18 @@ pub fn play_game(
         };
         let Some(outcome) = outcome else {
             turns.push(result.best_turn);
-            return finish(Outcome::Win(side.opponent()), GameEnd::IllegalTurn, turns);
+            return finish(
+                Outcome::Win(side.opponent()),
+                GameEnd::IllegalTurn,
+                turns,
+                decisions,
+            );
         };
         position = next;
         turns.push(result.best_turn);
         match outcome {
-            Outcome::Win(_) => return finish(outcome, GameEnd::Elimination, turns),
-            Outcome::Draw => return finish(outcome, GameEnd::MutualElimination, turns),
+            Outcome::Win(_) => return finish(outcome, GameEnd::Elimination, turns, decisions),
+            Outcome::Draw => return finish(outcome, GameEnd::MutualElimination, turns, decisions),
             Outcome::Ongoing => {}
         }
         if !position.in_setup() {
@@ -256,7 +267,7 @@ pub fn play_game(
             let count = counts.entry(position.hash()).or_insert(0);
             *count += 1;
             if *count >= settings.repetitions {
-                return finish(Outcome::Draw, GameEnd::Repetition, turns);
+                return finish(Outcome::Draw, GameEnd::Repetition, turns, decisions);
             }
         }
     }

@@ -31,10 +31,6 @@ use crate::rules::{
     Action, Colour, Outcome, PieceSet, Player, Position, Rules, Slot, System, TurnState,
 };
 
-/// Temporary profile counters.
-pub static PROFILE: [std::sync::atomic::AtomicU64; 12] =
-    [const { std::sync::atomic::AtomicU64::new(0) }; 12];
-
 /// A cost that no budget can pay.
 const UNREACHABLE: u32 = 1_000;
 
@@ -112,7 +108,6 @@ impl Solver {
     }
 
     fn run(&mut self, position: &Position, rules: &Rules) -> bool {
-        PROFILE[0].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.states = 0;
         self.exhausted = false;
         self.path.clear();
@@ -121,21 +116,11 @@ impl Solver {
         }
         self.visited.clear();
         self.visited.insert(position.hash());
-        PROFILE[1].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let won = self.search(position, rules, 0);
-        PROFILE[2].fetch_add(won as u64, std::sync::atomic::Ordering::Relaxed);
-        PROFILE[3].fetch_add(self.states, std::sync::atomic::Ordering::Relaxed);
-        won
+        self.search(position, rules, 0)
     }
 
     fn search(&mut self, position: &Position, rules: &Rules, depth: usize) -> bool {
         self.states += 1;
-        let kind = match position.turn_state() {
-            TurnState::Start => 4,
-            TurnState::Done => 5,
-            TurnState::Sacrifice { colour, .. } => 6 + colour.index(),
-        };
-        PROFILE[kind].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         if self.states > self.limit {
             self.exhausted = true;
             return false;
@@ -143,7 +128,6 @@ impl Solver {
         if !may_win(position, rules) {
             return false;
         }
-        PROFILE[10].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mover = position.side_to_move();
         let mut ended = *position;
         if let Ok(Outcome::Win(winner)) = ended.end_turn(rules) {
@@ -214,7 +198,7 @@ fn collect_relevant(position: &Position, rules: &Rules, out: &mut Vec<(i32, Acti
             [1, 2, 3].map(|size| capture_route(target, me, them, size)),
             green_cost(target, me, them),
             blue_cost(target, me, them),
-            yellow_cost(position, mover),
+            yellow_cost(position, mover, 3),
         )
     } else {
         ([true; 3], 0, 0, 0)
@@ -223,7 +207,7 @@ fn collect_relevant(position: &Position, rules: &Rules, out: &mut Vec<(i32, Acti
     // lower the bound's cost), only ships of a colour in the cover, and a
     // ship returning to an empty home, can make progress: moving any other
     // ship leaves the cost unchanged, so the bound would reject the result.
-    let tight = match state {
+    let (tight, useful, budget) = match state {
         TurnState::Sacrifice {
             colour: Colour::Yellow,
             remaining,
@@ -235,10 +219,49 @@ fn collect_relevant(position: &Position, rules: &Rules, out: &mut Vec<(i32, Acti
             } else {
                 (remaining as u32).saturating_sub(1)
             };
-            budget <= yellow_cost(position, mover)
+            let covers = yellow_covers(position, mover, budget);
+            (budget <= covers.min(), covers.affordable(budget), budget)
         }
-        _ => false,
+        _ => (false, wanted, 3),
     };
+    // A basic action at the start ends the core, so it can only win if one
+    // more piece of its colour completes a cover.
+    let needs = Colour::ALL.map(|colour| need(target, colour));
+    let completes = |colour: Colour| -> bool {
+        let covers = [colour_mask(target.ships[them]), colour_mask(target.stars)];
+        covers.iter().any(|&cover| {
+            Colour::ALL.iter().all(|other| {
+                cover & (1 << other.index()) == 0
+                    || needs[other.index()] == 0
+                    || (*other == colour && needs[other.index()] == 1)
+            })
+        })
+    };
+    let target_sizes = target.size_mask();
+    let connected_now = |slot: Slot| position.system(slot).size_mask() & target_sizes == 0;
+    let target_possible = possible_sizes(target, true, budget);
+    let may_reach = |slot: Slot| {
+        may_connect(
+            possible_sizes(
+                position.system(slot),
+                (slot as usize) < crate::rules::HOME_SLOTS,
+                budget,
+            ),
+            target_possible,
+        )
+    };
+    // Inside a sacrifice, an action on a ship or piece whose colour is not in
+    // the cover (`wanted`) matters only through side effects: bringing a
+    // ship back to an empty home, emptying a system so that its star returns
+    // to the bank, a trade returning a wanted colour to the bank, or making a
+    // fourth piece of a colour somewhere so that a catastrophe can return
+    // pieces. Anything else (including a discovery, which a wanted ship could
+    // make itself, one action cheaper) leaves every way to win unchanged.
+    let lone = |slot: Slot| -> bool {
+        slot as usize >= crate::rules::HOME_SLOTS && position.system(slot).all_ships().len() == 1
+    };
+    let fourth =
+        |slot: Slot, colour: Colour| -> bool { position.system(slot).colour_count(colour) == 3 };
     position.for_each_action(rules, |action| {
         let order = match (state, action) {
             (_, Action::Catastrophe { system, .. }) => {
@@ -266,19 +289,29 @@ fn collect_relevant(position: &Position, rules: &Rules, out: &mut Vec<(i32, Acti
                 40 + size as i32
             }
             (TurnState::Start, Action::Pass) => 0,
-            (TurnState::Start, Action::Capture { system, .. })
-            | (TurnState::Start, Action::Build { system, .. })
-            | (TurnState::Start, Action::Trade { system, .. }) => {
-                if system != target_slot {
+            (TurnState::Start, Action::Capture { system, .. }) => {
+                if system != target_slot || !red[0] {
                     return;
                 }
                 90
             }
-            (TurnState::Start, Action::Move { to, ship, .. }) => {
-                if to != target_slot {
+            (TurnState::Start, Action::Build { system, piece }) => {
+                if system != target_slot || !completes(piece.colour()) {
                     return;
                 }
-                80 + wants(wanted, ship.colour())
+                85
+            }
+            (TurnState::Start, Action::Trade { system, to, .. }) => {
+                if system != target_slot || !completes(to.colour()) {
+                    return;
+                }
+                85
+            }
+            (TurnState::Start, Action::Move { to, ship, .. }) => {
+                if to != target_slot || !completes(ship.colour()) {
+                    return;
+                }
+                80
             }
             (TurnState::Start, _) => return,
             (
@@ -296,32 +329,49 @@ fn collect_relevant(position: &Position, rules: &Rules, out: &mut Vec<(i32, Acti
                     return;
                 }
             }
-            (TurnState::Sacrifice { .. }, Action::Move { to, ship, .. })
-                if tight && to != own_home && wants(wanted, ship.colour()) == 0 =>
-            {
-                return;
-            }
-            (TurnState::Sacrifice { .. }, Action::Discover { ship, .. })
-                if tight && wants(wanted, ship.colour()) == 0 =>
-            {
-                return;
-            }
-            (TurnState::Sacrifice { .. }, Action::Move { to, ship, .. }) => {
+            (TurnState::Sacrifice { .. }, Action::Move { from, to, ship }) => {
+                // A useful ship already one jump from the target gains
+                // nothing by going elsewhere first (connections only grow
+                // during a turn), except through the side effects below.
+                let useful_ship = wants(useful, ship.colour()) > 0
+                    && (to == target_slot || (!connected_now(from) && may_reach(to)));
+                if tight && !useful_ship && to != own_home {
+                    return;
+                }
+                if !useful_ship && to != own_home && !lone(from) && !fourth(to, ship.colour()) {
+                    return;
+                }
                 if to == target_slot {
                     80 + wants(wanted, ship.colour())
                 } else {
                     20 + wants(wanted, ship.colour())
                 }
             }
-            (TurnState::Sacrifice { .. }, Action::Discover { ship, .. }) => {
+            (TurnState::Sacrifice { .. }, Action::Discover { from, ship, star }) => {
+                let reaches = may_connect(([1 << star.size(), 0, 0], 1), target_possible);
+                let useful_ship =
+                    wants(useful, ship.colour()) > 0 && !connected_now(from) && reaches;
+                if (tight || !lone(from)) && !useful_ship {
+                    return;
+                }
                 15 + wants(wanted, ship.colour())
             }
-            (TurnState::Sacrifice { .. }, Action::Build { system, .. })
-            | (TurnState::Sacrifice { .. }, Action::Trade { system, .. }) => {
+            (TurnState::Sacrifice { .. }, Action::Build { system, piece }) => {
                 if system == target_slot {
                     70
-                } else {
+                } else if fourth(system, piece.colour()) {
                     5
+                } else {
+                    return;
+                }
+            }
+            (TurnState::Sacrifice { .. }, Action::Trade { system, from, to }) => {
+                if system == target_slot {
+                    70
+                } else if wants(wanted, from.colour()) > 0 || fourth(system, to.colour()) {
+                    5
+                } else {
+                    return;
                 }
             }
             (TurnState::Sacrifice { .. }, _) => 0,
@@ -395,31 +445,71 @@ fn capture_route(target: System, me: usize, them: usize, captures: u8) -> bool {
     own_largest > 0 && remaining.len() <= captures as u32 && remaining.largest_size() <= own_largest
 }
 
-/// The cheapest set of catastrophes that eliminates the owner of `target`:
-/// every defender colour, or every star colour, with `cost(colour)` for each.
-fn cover_cost(target: System, them: usize, mut cost: impl FnMut(Colour) -> u32) -> u32 {
-    let defenders = colour_mask(target.ships[them]);
-    let stars = colour_mask(target.stars);
-    let mut costs = [0u32; 4];
-    for colour in Colour::ALL {
-        if (defenders | stars) & (1 << colour.index()) != 0 {
-            costs[colour.index()] = cost(colour);
+/// The two ways catastrophes can eliminate the owner of `target` (destroy
+/// every defender colour, or every star colour) and what each would cost.
+#[derive(Clone, Copy, Debug)]
+struct Covers {
+    defenders: u8,
+    stars: u8,
+    defenders_cost: u32,
+    stars_cost: u32,
+}
+
+impl Covers {
+    fn new(target: System, them: usize, mut cost: impl FnMut(Colour) -> u32) -> Covers {
+        let defenders = colour_mask(target.ships[them]);
+        let stars = colour_mask(target.stars);
+        let mut costs = [0u32; 4];
+        for colour in Colour::ALL {
+            if (defenders | stars) & (1 << colour.index()) != 0 {
+                costs[colour.index()] = cost(colour);
+            }
+        }
+        let sum = |mask: u8| -> u32 {
+            Colour::ALL
+                .iter()
+                .filter(|colour| mask & (1 << colour.index()) != 0)
+                .map(|colour| costs[colour.index()])
+                .sum()
+        };
+        Covers {
+            defenders,
+            stars,
+            defenders_cost: sum(defenders),
+            stars_cost: sum(stars),
         }
     }
-    let sum = |mask: u8| -> u32 {
-        Colour::ALL
-            .iter()
-            .filter(|colour| mask & (1 << colour.index()) != 0)
-            .map(|colour| costs[colour.index()])
-            .sum()
-    };
-    sum(defenders).min(sum(stars))
+
+    /// The cheaper cover's cost.
+    fn min(&self) -> u32 {
+        self.defenders_cost.min(self.stars_cost)
+    }
+
+    /// The colours of every cover that `budget` can pay for.
+    fn affordable(&self, budget: u32) -> u8 {
+        let mut mask = 0;
+        if self.defenders_cost <= budget {
+            mask |= self.defenders;
+        }
+        if self.stars_cost <= budget {
+            mask |= self.stars;
+        }
+        mask
+    }
+}
+
+/// The cheapest set of catastrophes that eliminates the owner of `target`:
+/// every defender colour, or every star colour, with `cost(colour)` for each.
+fn cover_cost(target: System, them: usize, cost: impl FnMut(Colour) -> u32) -> u32 {
+    Covers::new(target, them, cost).min()
 }
 
 /// The star-size masks a system may have during a turn: its own, and for a
-/// home with two stars of different colours and sizes, each star alone (the
-/// other destroyed by a catastrophe, the "hyperspace bypass").
-fn possible_sizes(system: System, is_home: bool) -> ([u8; 3], usize) {
+/// home with two stars of different colours and sizes, each star alone when
+/// the other could be destroyed by a catastrophe (the "hyperspace bypass"):
+/// its colour must be at most `budget` pieces short of overpopulation,
+/// since each missing piece costs a move.
+fn possible_sizes(system: System, is_home: bool, budget: u32) -> ([u8; 3], usize) {
     let mask = system.size_mask();
     let mut result = [mask, 0, 0];
     let mut count = 1;
@@ -427,9 +517,14 @@ fn possible_sizes(system: System, is_home: bool) -> ([u8; 3], usize) {
         let mut stars = system.stars.types();
         if let (Some(first), Some(second)) = (stars.next(), stars.next()) {
             if first.colour() != second.colour() {
-                result[1] = 1 << first.size();
-                result[2] = 1 << second.size();
-                count = 3;
+                if need(system, first.colour()) <= budget {
+                    result[count] = 1 << second.size();
+                    count += 1;
+                }
+                if need(system, second.colour()) <= budget {
+                    result[count] = 1 << first.size();
+                    count += 1;
+                }
             }
         }
     }
@@ -447,16 +542,27 @@ fn may_connect(from: ([u8; 3], usize), target: ([u8; 3], usize)) -> bool {
 /// Fewest yellow actions that could bring every piece needed for a cover
 /// to the target: one per jump, with any ship that cannot reach it in one
 /// jump counted as two.
-fn yellow_cost(position: &Position, mover: Player) -> u32 {
+fn yellow_cost(position: &Position, mover: Player, budget: u32) -> u32 {
+    yellow_covers(position, mover, budget).min()
+}
+
+/// The covers priced in yellow actions (see [`yellow_cost`]).
+fn yellow_covers(position: &Position, mover: Player, budget: u32) -> Covers {
     let me = mover.index();
     let them = 1 - me;
     let target_slot = them as Slot;
     let target = position.system(target_slot);
-    let target_sizes = possible_sizes(target, true);
+    // Each missing piece costs at least one move: when that alone is over
+    // budget, the distances need not be looked at.
+    let floor = Covers::new(target, them, |colour| need(target, colour));
+    if floor.min() > budget {
+        return floor;
+    }
+    let target_sizes = possible_sizes(target, true, budget);
     // Own ships outside the target, by colour: (one jump, farther).
     let mut near = [0u32; 4];
     let mut far = [0u32; 4];
-    for slot in position.occupied_slots() {
+    for slot in 0..crate::rules::SLOT_COUNT as Slot {
         if slot == target_slot {
             continue;
         }
@@ -465,7 +571,10 @@ fn yellow_cost(position: &Position, mover: Player) -> u32 {
         if own.is_empty() {
             continue;
         }
-        let reach = may_connect(possible_sizes(system, (slot as usize) < 2), target_sizes);
+        let reach = may_connect(
+            possible_sizes(system, (slot as usize) < 2, budget),
+            target_sizes,
+        );
         for colour in Colour::ALL {
             let count = own.colour_count(colour);
             if reach {
@@ -475,7 +584,7 @@ fn yellow_cost(position: &Position, mover: Player) -> u32 {
             }
         }
     }
-    cover_cost(target, them, |colour| {
+    Covers::new(target, them, |colour| {
         let needed = need(target, colour);
         let (one, two) = (near[colour.index()], far[colour.index()]);
         if needed <= one {
@@ -556,7 +665,7 @@ pub(crate) fn may_win(position: &Position, rules: &Rules) -> bool {
                     } else {
                         remaining.saturating_sub(1)
                     };
-                    yellow_cost(position, mover) <= budget
+                    yellow_cost(position, mover, budget) <= budget
                 }
             }
         }
@@ -612,7 +721,7 @@ fn start_bound(position: &Position, target: System, mover: Player) -> bool {
         }
     }
     let moves = (basic_yellow as u32).max(largest_of_colour(fleet, Colour::Yellow) as u32);
-    moves > 0 && yellow_cost(position, mover) <= moves
+    moves > 0 && yellow_cost(position, mover, moves) <= moves
 }
 
 /// A set of 64-bit keys cleared in O(1) by bumping a generation stamp, so

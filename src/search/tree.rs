@@ -316,12 +316,14 @@ impl Tree {
             + self.table.len() * std::mem::size_of::<AtomicU64>()
     }
 
-    /// Bytes in use: allocated nodes and edges plus the table.
+    /// Bytes in use: allocated nodes and edges, plus the table's share for
+    /// that many nodes (the table is sized in proportion to the node arena).
     pub fn used_bytes(&self) -> usize {
+        let nodes = self.node_count() as usize;
         let edges = (self.next_edge.load(Ordering::Relaxed) as usize).min(self.edges.len());
-        self.node_count() as usize * std::mem::size_of::<Node>()
-            + edges * std::mem::size_of::<Edge>()
-            + self.table.len() * std::mem::size_of::<AtomicU64>()
+        let table_share =
+            self.table.len() * std::mem::size_of::<AtomicU64>() * nodes / self.nodes.len().max(1);
+        nodes * std::mem::size_of::<Node>() + edges * std::mem::size_of::<Edge>() + table_share
     }
 
     /// How full the arenas are, in permille (the fuller of the two).
@@ -523,8 +525,7 @@ impl Tree {
             next_edge += count;
         }
         // Slide nodes down.
-        for old in 1..node_count {
-            let new = new_index[old];
+        for (old, &new) in new_index.iter().enumerate().skip(1) {
             if new == 0 || new as usize == old {
                 continue;
             }

@@ -67,6 +67,8 @@ tunables! {
     CaptureTempo = ("capture_tempo", 0.8, 0.0, 10.0, "side to move can capture now, per size of the best target"),
     CaptureThreat = ("capture_threat", 0.4, 0.0, 10.0, "opponent could capture next turn, per size of the best target"),
     ThreatInOne = ("threat_in_one", 4.0, 0.0, 30.0, "the side not to move could eliminate after a pass"),
+    FreeCatastrophe = ("free_catastrophe", 0.8, 0.0, 5.0, "side to move can fire a catastrophe now, per unit of net material destroyed"),
+    Pressure = ("pressure", 0.15, 0.0, 5.0, "per size of own ships one jump from the enemy home"),
     Tempo = ("tempo", 0.3, -5.0, 5.0, "bonus for having the move"),
     EvalScale = ("eval_scale", 10.0, 1.0, 100.0, "K in value = tanh(score / K)"),
     // ----- search -----
@@ -86,6 +88,7 @@ tunables! {
     PriorMove = ("prior_move", 0.0, -10.0, 10.0, "prior logit of a move or discovery"),
     PriorAttackMove = ("prior_attack_move", 1.0, -10.0, 10.0, "extra prior for a move next to or into the enemy home"),
     PriorLeaveHome = ("prior_leave_home", -3.0, -20.0, 10.0, "prior for leaving home without a large or empty"),
+    PriorGiveCatastrophe = ("prior_give_catastrophe", -1.5, -20.0, 10.0, "prior for making a fourth piece of a colour outside the enemy home"),
     PriorSacrifice = ("prior_sacrifice", -1.5, -10.0, 10.0, "prior logit of a sacrifice"),
     PriorPass = ("prior_pass", -4.0, -20.0, 10.0, "prior logit of passing at the start of a turn"),
     PriorEndSacrifice = ("prior_end_sacrifice", -1.0, -20.0, 10.0, "prior logit of ending a sacrifice early"),

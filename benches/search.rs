@@ -1,0 +1,133 @@
+//! Search speed: iterations ("nodes") per second of the tree search on one
+//! thread in a middle-game position (target: at least 300,000), the same
+//! with two threads (target: at least 1.8 times as many), and the two
+//! per-node costs, the win-in-1 solver and the static evaluation. Memory per
+//! node is printed once, since criterion only measures time.
+//!
+//! Run with `cargo bench --bench search`; the throughput lines read as nodes
+//! (or positions) per second.
+
+use std::hint::black_box;
+use std::sync::atomic::AtomicBool;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use supernova::rules::{Position, Rules};
+use supernova::search::bench::{parse_positions, BENCH_POSITIONS};
+use supernova::search::{static_evaluation, SearchLimits, SearchOptions, Searcher, Solver};
+
+/// Iterations per measured search.
+const NODES: u64 = 20_000;
+
+fn bench_positions() -> Vec<(String, Position)> {
+    parse_positions(BENCH_POSITIONS)
+        .unwrap()
+        .into_iter()
+        .map(|entry| (entry.source, entry.position))
+        .collect()
+}
+
+/// Middle-game positions of real games, by their source comment.
+fn middle_games() -> Vec<(String, Position)> {
+    let wanted = ["SDG game 29304 turn 17", "SDG game 17184 turn 24"];
+    bench_positions()
+        .into_iter()
+        .filter(|(source, _)| wanted.iter().any(|name| source.starts_with(name)))
+        .collect()
+}
+
+fn options(threads: usize) -> SearchOptions {
+    let mut options = SearchOptions {
+        threads,
+        hash_mb: 128,
+        tree_reuse: false,
+        ..SearchOptions::default()
+    };
+    // Exactly NODES iterations per search, so that the throughput is exact.
+    options.tunables.set("smart_pruning", 0.0).unwrap();
+    options
+}
+
+fn search_speed(criterion: &mut Criterion) {
+    let stop = AtomicBool::new(false);
+    let limits = SearchLimits::nodes(NODES);
+    let mut group = criterion.benchmark_group("search");
+    group.throughput(Throughput::Elements(NODES));
+    group.sample_size(20);
+    for (source, position) in middle_games() {
+        let name = source
+            .split(" (")
+            .next()
+            .unwrap_or(&source)
+            .replace(' ', "_");
+        for threads in [1, 2] {
+            let mut searcher = Searcher::new(options(threads));
+            let result = searcher.search(&position, &[], &limits, &stop, |_| {});
+            eprintln!(
+                "{name}: {} tree nodes, {:.0} bytes per node",
+                result.info.tree_nodes,
+                result.info.tree_bytes as f64 / result.info.tree_nodes.max(1) as f64
+            );
+            group.bench_function(format!("{name}/{threads}_threads"), |bencher| {
+                bencher.iter(|| {
+                    searcher.clear();
+                    searcher.search(black_box(&position), &[], &limits, &stop, |_| {})
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+/// Every bench position and every position one action later, ended as a
+/// turn: a spread of start-of-turn positions like those the tree creates.
+fn turn_starts() -> Vec<Position> {
+    let rules = Rules::STANDARD;
+    let mut positions = Vec::new();
+    for (_, position) in bench_positions() {
+        positions.push(position);
+        position.for_each_action(&rules, |action| {
+            let mut next = position;
+            next.apply_unchecked(&rules, action);
+            if next.end_turn(&rules).is_ok() {
+                positions.push(next);
+            }
+        });
+    }
+    positions
+}
+
+fn solver_and_eval_speed(criterion: &mut Criterion) {
+    let rules = Rules::STANDARD;
+    let positions = turn_starts();
+    let mut group = criterion.benchmark_group("per_node");
+    group.throughput(Throughput::Elements(positions.len() as u64));
+    let mut solver = Solver::default();
+    group.bench_function("win_in_1_solver", |bencher| {
+        bencher.iter(|| {
+            positions
+                .iter()
+                .filter(|position| solver.can_win(black_box(position), &rules))
+                .count()
+        })
+    });
+    group.bench_function("threat_test", |bencher| {
+        bencher.iter(|| {
+            positions
+                .iter()
+                .filter(|position| solver.threatened(black_box(position), &rules))
+                .count()
+        })
+    });
+    group.bench_function("static_evaluation", |bencher| {
+        bencher.iter(|| {
+            positions
+                .iter()
+                .map(|position| static_evaluation(black_box(position), &rules))
+                .sum::<f32>()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, search_speed, solver_and_eval_speed);
+criterion_main!(benches);
