@@ -196,7 +196,7 @@ fn illegal_turns_are_reported_with_the_reason() {
     assert_eq!((turn.number, turn.text.as_str()), (1, "Pass"));
     assert_eq!(
         turn.reason.to_string(),
-        "action 1 'Pass' is illegal: not allowed in this phase of the game (setup vs play)"
+        "action 1 'Pass' is illegal: a setup turn must create a homeworld and do nothing else (R3.2)"
     );
     // Building the wrong size names the step.
     let Verdict::Illegal(turn) = with_turn(3, "Build R2 Alice").replay(&rules).verdict else {

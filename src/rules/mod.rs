@@ -13,8 +13,8 @@ pub mod turns;
 pub use generate::{ActionList, MAX_ACTIONS};
 pub use piece::{Colour, Piece, PieceSet, Player};
 pub use position::{
-    Action, IllegalReason, Outcome, Position, SetupError, Slot, System, TurnState, HOME_SLOTS,
-    SLOT_COUNT,
+    Action, IllegalReason, Outcome, Patch, Position, SetupError, Slot, System, TurnState,
+    HOME_SLOTS, SLOT_COUNT,
 };
 pub use profile::{CatastropheTiming, Repetition, Rules, SelfElimination, UnknownRules};
 pub use turns::{HashSet64, Turn, TurnEnumerator};

@@ -360,8 +360,11 @@ impl Action {
 pub enum IllegalReason {
     /// The game is already over.
     GameOver,
-    /// A setup action outside setup, or a normal action during setup.
-    WrongPhase,
+    /// A homeworld can only be created in the player's setup turn.
+    HomeworldOutsideSetup,
+    /// A setup turn creates a homeworld and does nothing else: no pass, no
+    /// other action (the SDG site wrongly accepted passes here).
+    SetupNeedsHomeworld,
     /// The homeworld would use pieces the bank does not have.
     HomeworldPiecesUnavailable,
     /// The rules require a Large starting ship.
@@ -420,7 +423,12 @@ impl fmt::Display for IllegalReason {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         let text = match self {
             IllegalReason::GameOver => "the game is over",
-            IllegalReason::WrongPhase => "not allowed in this phase of the game (setup vs play)",
+            IllegalReason::HomeworldOutsideSetup => {
+                "a homeworld can only be created in the player's setup turn (R3.1)"
+            }
+            IllegalReason::SetupNeedsHomeworld => {
+                "a setup turn must create a homeworld and do nothing else (R3.2)"
+            }
             IllegalReason::HomeworldPiecesUnavailable => {
                 "the bank does not have those pieces (R3.5)"
             }
@@ -473,6 +481,84 @@ impl fmt::Display for IllegalReason {
 }
 
 impl std::error::Error for IllegalReason {}
+
+/// The change one action makes: new words for at most two slots and new
+/// turn bits. See [`Position::patch`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Patch {
+    writes: [(Slot, u64); 2],
+    len: usize,
+    meta: u16,
+}
+
+impl Patch {
+    fn push(&mut self, slot: Slot, word: u64) {
+        self.writes[self.len] = (slot, word);
+        self.len += 1;
+    }
+
+    /// The slots rewritten and their new packed words.
+    pub fn writes(&self) -> &[(Slot, u64)] {
+        &self.writes[..self.len]
+    }
+
+    /// The turn state after the action.
+    pub fn turn_state(&self) -> TurnState {
+        TurnState::decode(self.meta >> META_TURN_SHIFT)
+    }
+
+    /// The overpopulated colours the action leaves in the systems it rewrites.
+    pub fn overpopulated_colours(&self) -> u8 {
+        self.writes().iter().fold(0, |mask, &(_, word)| {
+            mask | word_pieces(word).overpopulated_colours()
+        })
+    }
+
+    /// The hash after this patch and then the end of the turn, given the
+    /// hash after the patch: what a whole-turn enumerator keys results on.
+    pub fn hash_after_end(&self, patched_hash: u64) -> u64 {
+        let ended = (self.meta ^ META_SIDE) & ((1 << META_TURN_SHIFT) - 1);
+        patched_hash
+            .wrapping_sub(META_KEYS[self.meta as usize])
+            .wrapping_add(META_KEYS[ended as usize])
+    }
+}
+
+/// The state after a colour action: one sacrifice action fewer, or done.
+fn after_colour_action(state: TurnState) -> TurnState {
+    match state {
+        TurnState::Sacrifice { colour, remaining } => TurnState::Sacrifice {
+            colour,
+            remaining: remaining.saturating_sub(1),
+        },
+        _ => TurnState::Done,
+    }
+}
+
+/// A slot's word after the fade rules (rules.md R9): a system without a star
+/// is gone with its ships; a non-home system without ships is gone; a home
+/// without ships too under `home_vanishes_when_empty`.
+fn settled(rules: &Rules, slot: Slot, word: u64) -> u64 {
+    let has_star = word >> 48 != 0;
+    let has_ships = word & 0xFFFF_FFFF_FFFF != 0;
+    let is_home = (slot as usize) < HOME_SLOTS;
+    if !has_star || !has_ships && (!is_home || rules.home_vanishes_when_empty) {
+        0
+    } else {
+        word
+    }
+}
+
+/// Every piece of a packed word, stars and both fleets, as one set.
+fn word_pieces(word: u64) -> PieceSet {
+    let mut pieces = (word & 0xFF_FFFF) + ((word >> 24) & 0xFF_FFFF);
+    for nibble in [(word >> 48) & 0xF, (word >> 52) & 0xF] {
+        if nibble != 0 {
+            pieces += 1 << (2 * (nibble - 1));
+        }
+    }
+    PieceSet(pieces as u32)
+}
 
 /// Mixes a 64-bit value (the splitmix64 finaliser); used for per-system hashes.
 pub(crate) const fn mix(mut value: u64) -> u64 {
@@ -630,14 +716,7 @@ impl Position {
     /// All pieces in a slot as one set, from storage, without decoding a [`System`].
     #[inline]
     fn stored_pieces(&self, slot: Slot) -> PieceSet {
-        let word = self.stored_word(slot);
-        let mut pieces = (word & 0xFF_FFFF) + ((word >> 24) & 0xFF_FFFF);
-        for nibble in [(word >> 48) & 0xF, (word >> 52) & 0xF] {
-            if nibble != 0 {
-                pieces += 1 << (2 * (nibble - 1));
-            }
-        }
-        PieceSet(pieces as u32)
+        word_pieces(self.stored_word(slot))
     }
 
     /// The contents of a slot (an empty [`System`] for an unused slot).
@@ -672,17 +751,6 @@ impl Position {
     /// most one star; the caller guarantees it.
     fn set_system(&mut self, slot: Slot, system: System) {
         self.write_word(slot, system.word());
-    }
-
-    /// Adds (`delta` = 1) or removes (`delta` = -1) one ship of `player` in a
-    /// slot, straight on the packed word: the hot path of most actions.
-    #[inline]
-    fn change_ship(&mut self, slot: Slot, player: usize, piece: Piece, delta: i64) {
-        let unit = 1u64 << (2 * piece.index() + 24 * player);
-        let word = self
-            .stored_word(slot)
-            .wrapping_add_signed(delta * unit as i64);
-        self.write_word(slot, word);
     }
 
     /// Stores a canonical packed word (see [`System::word`]) in a slot,
@@ -874,7 +942,7 @@ impl Position {
         } = action
         {
             if !self.in_setup() || self.home_created(mover) {
-                return Err(IllegalReason::WrongPhase);
+                return Err(IllegalReason::HomeworldOutsideSetup);
             }
             if self.turn_state() != TurnState::Start {
                 return Err(IllegalReason::TurnCoreUsed);
@@ -902,7 +970,7 @@ impl Position {
             return Ok(());
         }
         if self.in_setup() {
-            return Err(IllegalReason::WrongPhase);
+            return Err(IllegalReason::SetupNeedsHomeworld);
         }
         let state = self.turn_state();
         let system_at = |slot: Slot| -> Result<System, IllegalReason> {
@@ -1057,10 +1125,24 @@ impl Position {
     /// checked with [`Position::check`]). An illegal action leaves the position
     /// in an unspecified but memory-safe state.
     pub fn apply_unchecked(&mut self, rules: &Rules, action: Action) {
-        let mover = self.side_to_move();
-        let me = mover.index();
+        let patch = self.patch(rules, action);
+        self.apply_patch(&patch);
+    }
+
+    /// What an action would change, without changing anything: every action
+    /// rewrites at most two slots plus the turn bits. Enumerators use it to
+    /// learn a child's hash ([`Position::patched_hash`]) before paying for a
+    /// copy. The action must be legal, as for [`Position::apply_unchecked`].
+    pub fn patch(&self, rules: &Rules, action: Action) -> Patch {
+        let me = self.side_to_move().index();
         let state = self.turn_state();
-        match action {
+        let unit = |player: usize, piece: Piece| 1u64 << (2 * piece.index() + 24 * player);
+        let mut patch = Patch {
+            writes: [(0, 0); 2],
+            len: 0,
+            meta: self.meta,
+        };
+        let next_state = match action {
             Action::Homeworld {
                 star,
                 second_star,
@@ -1072,101 +1154,104 @@ impl Position {
                     system.stars.add(second);
                 }
                 system.ships[me].add(ship);
-                self.set_system(me as Slot, system);
-                let meta = self.meta | META_CREATED[me];
-                self.set_meta(meta);
-                self.set_turn_state(TurnState::Done);
-                return;
+                patch.push(me as Slot, system.word());
+                patch.meta |= META_CREATED[me];
+                TurnState::Done
             }
-            Action::Pass => {
-                let next = match state {
-                    TurnState::Sacrifice { colour, remaining } => TurnState::Sacrifice {
-                        colour,
-                        remaining: remaining.saturating_sub(1),
-                    },
-                    _ => TurnState::Done,
-                };
-                self.set_turn_state(next);
-                return;
-            }
+            Action::Pass => match state {
+                TurnState::Sacrifice { colour, remaining } => TurnState::Sacrifice {
+                    colour,
+                    remaining: remaining.saturating_sub(1),
+                },
+                _ => TurnState::Done,
+            },
             Action::Catastrophe { system, colour } => {
-                let mut contents = self.system(system);
-                contents.stars = contents.stars.without_colour(colour);
-                contents.ships[0] = contents.ships[0].without_colour(colour);
-                contents.ships[1] = contents.ships[1].without_colour(colour);
-                self.set_system(system, contents);
-                self.settle(rules, system);
-                let next = match (rules.catastrophe_timing, state) {
+                let word = self.stored_word(system);
+                let fields = 0x3F_u64 << (6 * colour.index());
+                let mut kept = word & 0xFFFF_FFFF_FFFF & !(fields | fields << 24);
+                let mut star_shift = 48;
+                for nibble in [(word >> 48) & 0xF, (word >> 52) & 0xF] {
+                    if nibble != 0 && (nibble - 1) / 3 != colour.index() as u64 {
+                        kept |= nibble << star_shift;
+                        star_shift += 4;
+                    }
+                }
+                patch.push(system, settled(rules, system, kept));
+                match (rules.catastrophe_timing, state) {
                     (CatastropheTiming::Anytime, _) | (_, TurnState::Start) => state,
                     _ => TurnState::Done,
-                };
-                self.set_turn_state(next);
-                return;
+                }
             }
             Action::Sacrifice { system, ship } => {
-                self.change_ship(system, me, ship, -1);
-                self.settle(rules, system);
-                self.set_turn_state(TurnState::Sacrifice {
+                let word = self.stored_word(system) - unit(me, ship);
+                patch.push(system, settled(rules, system, word));
+                TurnState::Sacrifice {
                     colour: ship.colour(),
                     remaining: ship.size(),
-                });
-                return;
+                }
             }
-            Action::Build { system, piece } => self.change_ship(system, me, piece, 1),
+            Action::Build { system, piece } => {
+                patch.push(system, self.stored_word(system) + unit(me, piece));
+                after_colour_action(state)
+            }
             Action::Trade { system, from, to } => {
-                let word = self.stored_word(system) - (1 << (2 * from.index() + 24 * me))
-                    + (1 << (2 * to.index() + 24 * me));
-                self.write_word(system, word);
-            }
-            Action::Move { from, to, ship } => {
-                self.change_ship(from, me, ship, -1);
-                self.change_ship(to, me, ship, 1);
-                self.settle(rules, from);
-            }
-            Action::Discover { from, ship, star } => {
-                // The star is taken before the ship leaves (rules.md §6.3).
-                let Some(slot) = self.free_slot() else {
-                    return;
-                };
-                self.change_ship(from, me, ship, -1);
-                let created =
-                    (1u64 << (2 * ship.index() + 24 * me)) | (star.index() as u64 + 1) << 48;
-                self.write_word(slot, created);
-                self.settle(rules, from);
+                patch.push(
+                    system,
+                    self.stored_word(system) - unit(me, from) + unit(me, to),
+                );
+                after_colour_action(state)
             }
             Action::Capture { system, ship } => {
-                let word = self.stored_word(system) - (1 << (2 * ship.index() + 24 * (1 - me)))
-                    + (1 << (2 * ship.index() + 24 * me));
-                self.write_word(system, word);
+                let word = self.stored_word(system) - unit(1 - me, ship) + unit(me, ship);
+                patch.push(system, word);
+                after_colour_action(state)
             }
-        }
-        let next = match state {
-            TurnState::Sacrifice { colour, remaining } => TurnState::Sacrifice {
-                colour,
-                remaining: remaining - 1,
-            },
-            _ => TurnState::Done,
+            Action::Move { from, to, ship } => {
+                let origin = self.stored_word(from) - unit(me, ship);
+                patch.push(from, settled(rules, from, origin));
+                patch.push(to, self.stored_word(to) + unit(me, ship));
+                after_colour_action(state)
+            }
+            Action::Discover { from, ship, star } => {
+                // The star is taken before the ship leaves (rules.md §6.3), so
+                // the new slot is chosen before the origin can fade.
+                if let Some(slot) = self.free_slot() {
+                    let origin = self.stored_word(from) - unit(me, ship);
+                    patch.push(from, settled(rules, from, origin));
+                    patch.push(slot, unit(me, ship) | (star.index() as u64 + 1) << 48);
+                }
+                after_colour_action(state)
+            }
         };
-        self.set_turn_state(next);
+        let next_state = match next_state {
+            TurnState::Sacrifice { remaining: 0, .. } => TurnState::Done,
+            other => other,
+        };
+        patch.meta =
+            patch.meta & ((1 << META_TURN_SHIFT) - 1) | next_state.encode() << META_TURN_SHIFT;
+        patch
     }
 
-    /// Removes a system that the rules say is gone (rules.md R9): a non-home
-    /// system without ships or without a star, a home without stars, and under
-    /// `home_vanishes_when_empty` a home without ships.
-    fn settle(&mut self, rules: &Rules, slot: Slot) {
-        let word = self.stored_word(slot);
-        let has_star = word >> 48 != 0;
-        let has_ships = word & 0xFFFF_FFFF_FFFF != 0;
-        if !has_star {
-            if has_ships {
-                self.write_word(slot, 0);
-            }
-            return;
+    /// The hash the position would have after `patch`.
+    pub fn patched_hash(&self, patch: &Patch) -> u64 {
+        let mut hash = self
+            .hash
+            .wrapping_sub(META_KEYS[self.meta as usize])
+            .wrapping_add(META_KEYS[patch.meta as usize]);
+        for &(slot, word) in patch.writes() {
+            hash = hash
+                .wrapping_sub(word_hash(slot, self.stored_word(slot)))
+                .wrapping_add(word_hash(slot, word));
         }
-        let is_home = (slot as usize) < HOME_SLOTS;
-        if !has_ships && (!is_home || rules.home_vanishes_when_empty) {
-            self.write_word(slot, 0);
+        hash
+    }
+
+    /// Applies a patch made by [`Position::patch`] on this position.
+    pub fn apply_patch(&mut self, patch: &Patch) {
+        for &(slot, word) in patch.writes() {
+            self.write_word(slot, word);
         }
+        self.set_meta(patch.meta);
     }
 
     /// Ends the turn: judges elimination (rules.md R11), enforces the
@@ -1222,12 +1307,13 @@ impl Position {
             else {
                 break;
             };
-            let mut contents = home;
-            contents.stars = contents.stars.without_colour(colour);
-            contents.ships[0] = contents.ships[0].without_colour(colour);
-            contents.ships[1] = contents.ships[1].without_colour(colour);
-            copy.set_system(slot, contents);
-            copy.settle(rules, slot);
+            copy.apply_unchecked(
+                rules,
+                Action::Catastrophe {
+                    system: slot,
+                    colour,
+                },
+            );
         }
         !copy.is_alive(player)
     }

@@ -64,6 +64,22 @@ impl HashSet64 {
         self.has_zero = false;
     }
 
+    /// Whether the key is in the set.
+    pub fn contains(&self, key: u64) -> bool {
+        if key == 0 {
+            return self.has_zero;
+        }
+        let mask = self.slots.len() - 1;
+        let mut index = (key as usize) & mask;
+        loop {
+            match self.slots[index] {
+                0 => return false,
+                slot if slot == key => return true,
+                _ => index = (index + 1) & mask,
+            }
+        }
+    }
+
     /// Inserts a key; returns whether it was new.
     pub fn insert(&mut self, key: u64) -> bool {
         if key == 0 {
@@ -104,6 +120,8 @@ impl HashSet64 {
 pub struct TurnEnumerator {
     states: HashSet64,
     results: HashSet64,
+    /// Results whose turn may not end there (e.g. a forbidden self-elimination).
+    rejected: HashSet64,
     /// Pending actions of every open depth, as one stack, so that the
     /// depth-first walk allocates nothing per state.
     actions: Vec<Action>,
@@ -114,6 +132,7 @@ impl TurnEnumerator {
     pub fn count(&mut self, position: &Position, rules: &Rules) -> usize {
         self.states.clear();
         self.results.clear();
+        self.rejected.clear();
         let mut visit = |_: &[Action], _: &Position, _: Outcome| {};
         self.run(position, rules, &mut visit);
         self.results.len()
@@ -129,6 +148,7 @@ impl TurnEnumerator {
     ) {
         self.states.clear();
         self.results.clear();
+        self.rejected.clear();
         self.run(position, rules, &mut visit);
     }
 
@@ -143,6 +163,7 @@ impl TurnEnumerator {
             rules,
             states: &mut self.states,
             results: &mut self.results,
+            rejected: &mut self.rejected,
             actions: &mut self.actions,
             path: Vec::with_capacity(16),
         };
@@ -155,6 +176,7 @@ struct Walk<'a> {
     rules: &'a Rules,
     states: &'a mut HashSet64,
     results: &'a mut HashSet64,
+    rejected: &'a mut HashSet64,
     actions: &'a mut Vec<Action>,
     path: Vec<Action>,
 }
@@ -165,10 +187,19 @@ impl Walk<'_> {
         position: &Position,
         visit: &mut impl FnMut(&[Action], &Position, Outcome),
     ) {
+        let key = position.hash_after_end();
+        if self.results.contains(key) || self.rejected.contains(key) {
+            return;
+        }
         let mut ended = *position;
-        if let Ok(outcome) = ended.end_turn(self.rules) {
-            if self.results.insert(ended.hash()) {
+        match ended.end_turn(self.rules) {
+            Ok(outcome) => {
+                self.results.insert(key);
                 visit(&self.path, &ended, outcome);
+            }
+            // Whether a turn may end depends only on where it ends.
+            Err(_) => {
+                self.rejected.insert(key);
             }
         }
     }
@@ -185,24 +216,35 @@ impl Walk<'_> {
         let last = self.actions.len();
         for index in first..last {
             let action = self.actions[index];
-            let mut next = *position;
-            next.apply_unchecked(self.rules, action);
-            let overpopulated = if overpopulated_here {
-                next.has_overpopulation()
-            } else {
-                action
-                    .grown_system()
-                    .is_some_and(|slot| next.overpopulated_colours(slot) != 0)
-            };
-            if next.turn_state() == TurnState::Done && !overpopulated {
-                // Nothing can follow but the end of the turn: record the
-                // result without remembering the state.
+            let patch = position.patch(self.rules, action);
+            let hash = position.patched_hash(&patch);
+            // After the core only catastrophes remain, and only where a
+            // system is overpopulated.
+            let leaf = patch.turn_state() == TurnState::Done
+                && if overpopulated_here {
+                    let mut next = *position;
+                    next.apply_patch(&patch);
+                    !next.has_overpopulation()
+                } else {
+                    patch.overpopulated_colours() == 0
+                };
+            if leaf {
+                // Nothing can follow but the end of the turn: look the result
+                // up by hash first, since most leaves repeat a known one.
+                let key = patch.hash_after_end(hash);
+                if self.results.contains(key) || self.rejected.contains(key) {
+                    continue;
+                }
+                let mut next = *position;
+                next.apply_patch(&patch);
                 self.path.push(action);
                 self.record(&next, visit);
                 self.path.pop();
                 continue;
             }
-            if self.states.insert(next.hash()) {
+            if self.states.insert(hash) {
+                let mut next = *position;
+                next.apply_patch(&patch);
                 self.path.push(action);
                 self.explore(&next, visit);
                 self.path.pop();
