@@ -26,7 +26,8 @@ fn scratch(name: &str) -> PathBuf {
     directory
 }
 
-/// Plays two games of a misbehaving engine against the random player and
+/// Plays two games of a misbehaving engine against the greedy player (which
+/// answers at once and never eliminates itself) and
 /// returns the runner's output, after checking that the broken engine lost
 /// both (once in each seat).
 fn broken_match(mode: &str, limits: &[&str]) -> String {
@@ -38,7 +39,7 @@ fn broken_match(mode: &str, limits: &[&str]) -> String {
         "arg=MODE",
         "--engine",
         "name=good",
-        "option.Player=random",
+        "option.Player=greedy",
         "--games",
         "2",
         "--margin",

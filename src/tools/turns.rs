@@ -179,7 +179,7 @@ mod tests {
     #[test]
     fn custom_discovery_names_survive_formatting() {
         let rules = Rules::STANDARD;
-        let board = hwpn::parse("r1b3:g3:/y2b1::g3 0").unwrap();
+        let board = hwpn::parse("r1y3:g3:/y2b1::g3 0").unwrap();
         let mut played = board.clone();
         let turn = play_text(&mut played, &rules, "disc.g3.Home0.y2.Vega").unwrap();
         assert!(played.slot("Vega").is_ok());
@@ -191,7 +191,7 @@ mod tests {
             turn.format(&board, &rules, Style::Sdg),
             "Discover G3 Home0 Y2 Vega"
         );
-        let mut other = hwpn::parse("Sam=r1b3:g3:/Dave=y2b1::g3 0").unwrap();
+        let mut other = hwpn::parse("Sam=r1y3:g3:/Dave=y2b1::g3 0").unwrap();
         let mut again = turn.clone();
         again.replay(&mut other, &rules).unwrap();
         assert!(other.slot("Vega").is_ok());
