@@ -201,7 +201,7 @@ enum Command {
 /// Search settings shared by analyse, annotate and play.
 #[derive(clap::Args)]
 struct SearchArguments {
-    /// Time per search, in ms (the default when --nodes is not given: 1000).
+    /// Time per search, in ms (when --nodes is not given: 1000, or 200 per turn for annotate).
     #[arg(long)]
     movetime: Option<u64>,
     /// Iterations per search (reproducible with one thread).
@@ -229,14 +229,14 @@ struct SearchArguments {
 
 impl SearchArguments {
     /// The search options and limits these arguments describe.
-    fn settings(&self, multi_pv: usize) -> AnalysisSettings {
+    fn settings(&self, multi_pv: usize, default_movetime: u64) -> AnalysisSettings {
         let mut limits = SearchLimits {
             nodes: self.nodes,
             movetime: self.movetime.map(Duration::from_millis),
             ..SearchLimits::default()
         };
         if limits.nodes.is_none() && limits.movetime.is_none() {
-            limits.movetime = Some(Duration::from_millis(1000));
+            limits.movetime = Some(Duration::from_millis(default_movetime));
         }
         AnalysisSettings {
             options: SearchOptions {
@@ -416,9 +416,14 @@ fn start_match(arguments: MatchArguments) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The error for a failed write to stdout.
-fn write_error(error: std::io::Error) -> Failure {
-    Failure::Error(format!("cannot write the output: {error}"))
+/// The end of a tool that writes to stdout: a reader that went away early
+/// (`| head`) is not an error, as in other command-line tools.
+fn finish_output<T>(result: std::io::Result<T>) -> Result<(), Failure> {
+    match result {
+        Ok(_) => Ok(()),
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(error) => Err(Failure::Error(format!("cannot write the output: {error}"))),
+    }
 }
 
 fn run(arguments: Arguments) -> Result<(), Failure> {
@@ -431,7 +436,7 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
             search,
             multipv,
         }) => {
-            let settings = search.settings(multipv);
+            let settings = search.settings(multipv, 1000);
             let subject = match (game, turn) {
                 (Some(game), Some(turn)) => {
                     let record = read_record(&game)?;
@@ -443,10 +448,14 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
                     Subject::position(read_position(text, side)?)
                 }
             };
-            analyse::analyse(&subject, &settings, &mut std::io::stdout()).map_err(write_error)
+            finish_output(analyse::analyse(
+                &subject,
+                &settings,
+                &mut std::io::stdout(),
+            ))
         }
         Some(Command::Annotate { game, search }) => {
-            let settings = search.settings(1);
+            let settings = search.settings(1, 200);
             let record = read_record(&game)?;
             if let Some(reason) = record.unsupported() {
                 return Err(Failure::Error(format!(
@@ -454,15 +463,18 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
                     game.display()
                 )));
             }
-            analyse::annotate(&record, &settings, &mut std::io::stdout()).map_err(write_error)?;
-            Ok(())
+            finish_output(analyse::annotate(
+                &record,
+                &settings,
+                &mut std::io::stdout(),
+            ))
         }
         Some(Command::Play {
             side,
             position,
             search,
         }) => {
-            let settings = search.settings(1);
+            let settings = search.settings(1, 1000);
             let human = Player::from_index(side as usize)
                 .ok_or_else(|| format!("--side {side}: expected 0 or 1"))?;
             let start = match position {
@@ -476,7 +488,11 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
                 limits: settings.limits,
             };
             let stdin = std::io::stdin();
-            play::play(&settings, &mut stdin.lock(), &mut std::io::stdout()).map_err(write_error)
+            finish_output(play::play(
+                &settings,
+                &mut stdin.lock(),
+                &mut std::io::stdout(),
+            ))
         }
         Some(Command::Match {
             engines: _,

@@ -535,6 +535,7 @@ impl Game<'_> {
         let position_line = self.position_line();
         let (go_line, wait) = self.go_line(side);
         let seat = &mut seats[side.index()];
+        seat.process.errors.clear();
         let sent = seat
             .process
             .send(&position_line)
@@ -546,6 +547,7 @@ impl Game<'_> {
             })
         });
         let elapsed = started.elapsed();
+        let complaint = seat.process.errors.first().cloned();
         let line = match answer {
             Ok(line) => line,
             Err(failure) => {
@@ -597,17 +599,21 @@ impl Game<'_> {
             ));
         }
         let before = self.board.clone();
+        // If the engine rejected the position line, say so: its turn was
+        // then chosen for some other position.
+        let noted = |reason: String| match &complaint {
+            Some(error) => format!("{reason} (after it reported: {error})"),
+            None => reason,
+        };
         let turn = match play_text(&mut self.board, &rules, token) {
             Ok(turn) => turn,
             Err(TurnError::Parse(error)) => {
-                return Some(
-                    self.forfeit(side, format!("sent an unparsable turn '{token}': {error}")),
-                )
+                let reason = noted(format!("sent an unparsable turn '{token}': {error}"));
+                return Some(self.forfeit(side, reason));
             }
             Err(error) => {
-                return Some(
-                    self.forfeit(side, format!("played an illegal turn '{token}': {error}")),
-                )
+                let reason = noted(format!("played an illegal turn '{token}': {error}"));
+                return Some(self.forfeit(side, reason));
             }
         };
         if let Err(error) = self.record_turn(side, &turn, &before) {
