@@ -8,9 +8,16 @@
 //! - [`record`]: game records and replay, judged by the rules core.
 //! - [`search`]: the engine: parallel MCTS with exact win-in-1 and safety
 //!   checks, the greedy and random players, self-play. Never prints.
+//! - [`engine`]: the game, options and searcher behind a text-free API;
+//!   searches run on a background thread.
+//! - [`protocol`]: the text protocol (protocol.md) over any reader and writer.
+//! - [`tools`]: the match runner, analysis, annotation and terminal play.
 #![warn(missing_docs)]
 
+pub mod engine;
 pub mod notation;
+pub mod protocol;
 pub mod record;
 pub mod rules;
 pub mod search;
+pub mod tools;

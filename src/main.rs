@@ -4,10 +4,17 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{ArgAction, CommandFactory, Parser, Subcommand};
+use std::time::Duration;
 use supernova::notation::{cli, hwpn, Board};
+use supernova::protocol::{self, Misbehave};
 use supernova::record::{GameRecord, Verdict};
 use supernova::rules::{Player, Rules};
+use supernova::search::{PlayerKind, SearchLimits, SearchOptions};
+use supernova::tools::analyse::{self, AnalysisSettings, Notation, Subject};
+use supernova::tools::match_runner::{self, EngineConfig, MatchConfig, TurnLimits};
+use supernova::tools::play::{self, PlaySettings};
+use supernova::tools::stats::Sprt;
 
 /// Exit status when every game replayed but some broke the rules.
 const EXIT_ILLEGAL: u8 = 1;
@@ -39,6 +46,106 @@ struct Arguments {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Run the text protocol (protocol.md) on stdin and stdout; the default.
+    Engine {
+        /// Misbehave on `go`, for testing match runners: crash, hang, illegal or garbage.
+        #[arg(long, hide = true)]
+        misbehave: Option<Misbehave>,
+    },
+    /// Play two engines against each other (like cutechess-cli).
+    ///
+    /// Each --engine takes KEY=VALUE words: cmd=PROGRAM, arg=ARG (repeatable),
+    /// name=NAME, option.NAME=VALUE, movetime=MS, nodes=N, tc=SECONDS+INC.
+    /// Without cmd= the engine is this program's `engine` subcommand.
+    #[command(name = "match")]
+    Match {
+        /// An engine: KEY=VALUE words (give --engine exactly twice: A, then B).
+        #[arg(long = "engine", required = true, num_args = 1.., value_name = "KEY=VALUE", action = ArgAction::Append)]
+        engines: Vec<String>,
+        /// KEY=VALUE words applied to both engines before their own.
+        #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+        each: Vec<String>,
+        /// Games to play (each opening twice, colours swapped); default: every opening twice.
+        #[arg(long)]
+        games: Option<usize>,
+        /// Games played at once.
+        #[arg(long, default_value_t = 1)]
+        concurrency: usize,
+        /// Openings file: HWPN positions after both setup turns, one a line (default: positions/openings.txt, built in).
+        #[arg(long)]
+        openings: Option<PathBuf>,
+        /// Fixed time per turn, in ms.
+        #[arg(long)]
+        movetime: Option<u64>,
+        /// Node limit per turn.
+        #[arg(long)]
+        nodes: Option<u64>,
+        /// Clock per game: SECONDS[+INCREMENT], such as 10+0.1.
+        #[arg(long)]
+        tc: Option<String>,
+        /// Rule profile the referee applies: standard, sdg or cli.
+        #[arg(long, default_value = "standard")]
+        rules: Rules,
+        /// Turns after the opening before a game is drawn (0 = no limit).
+        #[arg(long, default_value_t = 200)]
+        max_turns: u32,
+        /// Occurrences of a position that draw the game.
+        #[arg(long, default_value_t = 3)]
+        repetitions: u32,
+        /// Grace time past the limit before a silent engine loses, in ms.
+        #[arg(long, default_value_t = 1000)]
+        margin: u64,
+        /// Time to wait for a turn when only a node limit is set, in ms.
+        #[arg(long, default_value_t = 60_000)]
+        timeout: u64,
+        /// Directory for one SDG record per game (`supernova replay` reads them).
+        #[arg(long, value_name = "DIR")]
+        pgnout: Option<PathBuf>,
+        /// Sequential test: elo0=0 elo1=5 alpha=0.05 beta=0.05; stops when decided.
+        #[arg(long, num_args = 4, value_name = "KEY=VALUE")]
+        sprt: Option<Vec<String>>,
+    },
+    /// Search one position and print the best turn, its value, the principal
+    /// variation and the top alternatives.
+    Analyse {
+        /// The position: HWPN (`startpos` for the empty start) or homeworlds-cli
+        /// state text. Not with --game.
+        #[arg(allow_hyphen_values = true, conflicts_with = "game")]
+        position: Option<String>,
+        /// Side to move, for homeworlds-cli state text (which has none).
+        #[arg(long, default_value_t = 0)]
+        side: u8,
+        /// Analyse a position of this SDG record instead (with --turn).
+        #[arg(long, requires = "turn")]
+        game: Option<PathBuf>,
+        /// The record's turn number: the position before it (one past the last is the final position).
+        #[arg(long)]
+        turn: Option<u32>,
+        #[command(flatten)]
+        search: SearchArguments,
+        /// Candidate turns to list.
+        #[arg(long, default_value_t = 1)]
+        multipv: usize,
+    },
+    /// Evaluate every turn of an SDG record: the engine's preference where it
+    /// differs, and exact blunders (a missed win in one, walking into a loss in one).
+    Annotate {
+        /// The record file.
+        game: PathBuf,
+        #[command(flatten)]
+        search: SearchArguments,
+    },
+    /// Play against the engine in the terminal (works with piped input too).
+    Play {
+        /// Your seat: 0 creates and moves first, 1 second.
+        #[arg(long, default_value_t = 0)]
+        side: u8,
+        /// Start from this HWPN position instead of the empty start.
+        #[arg(long, allow_hyphen_values = true)]
+        position: Option<String>,
+        #[command(flatten)]
+        search: SearchArguments,
+    },
     /// Count the distinct legal turns from a position.
     Count {
         /// Rule profile: standard, sdg or cli.
@@ -89,6 +196,62 @@ enum Command {
         #[arg(long, default_value = "standard")]
         rules: Rules,
     },
+}
+
+/// Search settings shared by analyse, annotate and play.
+#[derive(clap::Args)]
+struct SearchArguments {
+    /// Time per search, in ms (when --nodes is not given: 1000, or 200 per turn for annotate).
+    #[arg(long)]
+    movetime: Option<u64>,
+    /// Iterations per search (reproducible with one thread).
+    #[arg(long)]
+    nodes: Option<u64>,
+    /// Search threads.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// Tree memory, in megabytes.
+    #[arg(long, default_value_t = 64)]
+    hash: usize,
+    /// Random seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Which player: mcts, greedy or random.
+    #[arg(long, default_value = "mcts")]
+    player: PlayerKind,
+    /// Rule profile: standard, sdg or cli (SDG archive records need sdg).
+    #[arg(long, default_value = "standard")]
+    rules: Rules,
+    /// How turns are printed: sdg (`Build G1 Home0; Pass`), token or readable.
+    #[arg(long, default_value = "sdg")]
+    notation: Notation,
+}
+
+impl SearchArguments {
+    /// The search options and limits these arguments describe.
+    fn settings(&self, multi_pv: usize, default_movetime: u64) -> AnalysisSettings {
+        let mut limits = SearchLimits {
+            nodes: self.nodes,
+            movetime: self.movetime.map(Duration::from_millis),
+            ..SearchLimits::default()
+        };
+        if limits.nodes.is_none() && limits.movetime.is_none() {
+            limits.movetime = Some(Duration::from_millis(default_movetime));
+        }
+        AnalysisSettings {
+            options: SearchOptions {
+                threads: self.threads.max(1),
+                hash_mb: self.hash.max(1),
+                seed: self.seed,
+                multi_pv: multi_pv.max(1),
+                player: self.player,
+                rules: self.rules,
+                ..SearchOptions::default()
+            },
+            limits,
+            notation: self.notation,
+        }
+    }
 }
 
 /// Reads and parses one record file.
@@ -166,8 +329,207 @@ fn read_position(text: &str, side: u8) -> Result<Board, String> {
     }
 }
 
+/// The arguments of `supernova match`, gathered for [`start_match`].
+struct MatchArguments {
+    engines: Vec<Vec<String>>,
+    each: Vec<String>,
+    games: Option<usize>,
+    concurrency: usize,
+    openings: Option<PathBuf>,
+    limits: TurnLimits,
+    tc: Option<String>,
+    rules: Rules,
+    max_turns: u32,
+    repetitions: u32,
+    margin: u64,
+    timeout: u64,
+    pgnout: Option<PathBuf>,
+    sprt: Option<Vec<String>>,
+}
+
+/// The words of each `--engine` occurrence, grouped: the derived field
+/// flattens them, so they are read again from the command line's matches.
+fn engine_groups() -> Vec<Vec<String>> {
+    let matches = Arguments::command().get_matches();
+    matches
+        .subcommand_matches("match")
+        .and_then(|matches| matches.get_occurrences::<String>("engines"))
+        .map(|groups| groups.map(|group| group.cloned().collect()).collect())
+        .unwrap_or_default()
+}
+
+/// Builds the match configuration and runs it on stdout.
+fn start_match(arguments: MatchArguments) -> Result<(), Failure> {
+    if arguments.engines.len() != 2 {
+        return Err(Failure::Error(format!(
+            "--engine given {} times: expected exactly two engines",
+            arguments.engines.len()
+        )));
+    }
+    let mut engines = [EngineConfig::default(), EngineConfig::default()];
+    for (config, words) in engines.iter_mut().zip(&arguments.engines) {
+        config.apply(&arguments.each)?;
+        config.apply(words)?;
+    }
+    let mut limits = arguments.limits;
+    if let Some(tc) = &arguments.tc {
+        limits.clock = Some(match_runner::parse_time_control(tc)?);
+    }
+    let no_limits = limits.is_empty() && engines.iter().any(|engine| engine.limits.is_empty());
+    if no_limits {
+        return Err(Failure::Error(
+            "no turn limit: give --movetime, --nodes or --tc (or movetime=/nodes=/tc= per engine)"
+                .to_string(),
+        ));
+    }
+    let openings_text = match &arguments.openings {
+        Some(path) => std::fs::read_to_string(path)
+            .map_err(|error| format!("{}: cannot read: {error}", path.display()))?,
+        None => match_runner::DEFAULT_OPENINGS.to_string(),
+    };
+    let openings = match_runner::parse_openings(&openings_text, &arguments.rules)?;
+    if arguments.repetitions < 2 {
+        return Err(Failure::Error(
+            "--repetitions: expected 2 or more".to_string(),
+        ));
+    }
+    let sprt = arguments.sprt.as_deref().map(Sprt::parse).transpose()?;
+    let program = std::env::current_exe()
+        .map_err(|error| format!("cannot find this program to run as an engine: {error}"))?;
+    let config = MatchConfig {
+        engines,
+        limits,
+        games: arguments.games.unwrap_or(2 * openings.len()),
+        openings,
+        concurrency: arguments.concurrency.max(1),
+        rules: arguments.rules,
+        max_turns: arguments.max_turns,
+        repetitions: arguments.repetitions,
+        margin: std::time::Duration::from_millis(arguments.margin),
+        turn_timeout: std::time::Duration::from_millis(arguments.timeout),
+        transcripts: arguments.pgnout,
+        sprt,
+        default_program: program.display().to_string(),
+        default_arguments: vec!["engine".to_string()],
+    };
+    match_runner::run_match(&config, &mut std::io::stdout())?;
+    Ok(())
+}
+
+/// The end of a tool that writes to stdout: a reader that went away early
+/// (`| head`) is not an error, as in other command-line tools.
+fn finish_output<T>(result: std::io::Result<T>) -> Result<(), Failure> {
+    match result {
+        Ok(_) => Ok(()),
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(error) => Err(Failure::Error(format!("cannot write the output: {error}"))),
+    }
+}
+
 fn run(arguments: Arguments) -> Result<(), Failure> {
     match arguments.command {
+        Some(Command::Analyse {
+            position,
+            side,
+            game,
+            turn,
+            search,
+            multipv,
+        }) => {
+            let settings = search.settings(multipv, 1000);
+            let subject = match (game, turn) {
+                (Some(game), Some(turn)) => {
+                    let record = read_record(&game)?;
+                    Subject::from_record(&record, &settings.options.rules, turn)
+                        .map_err(|error| format!("{}: {error}", game.display()))?
+                }
+                _ => {
+                    let text = position.as_deref().unwrap_or("startpos");
+                    Subject::position(read_position(text, side)?)
+                }
+            };
+            finish_output(analyse::analyse(
+                &subject,
+                &settings,
+                &mut std::io::stdout(),
+            ))
+        }
+        Some(Command::Annotate { game, search }) => {
+            let settings = search.settings(1, 200);
+            let record = read_record(&game)?;
+            if let Some(reason) = record.unsupported() {
+                return Err(Failure::Error(format!(
+                    "{}: cannot annotate: {reason}",
+                    game.display()
+                )));
+            }
+            finish_output(analyse::annotate(
+                &record,
+                &settings,
+                &mut std::io::stdout(),
+            ))
+        }
+        Some(Command::Play {
+            side,
+            position,
+            search,
+        }) => {
+            let settings = search.settings(1, 1000);
+            let human = Player::from_index(side as usize)
+                .ok_or_else(|| format!("--side {side}: expected 0 or 1"))?;
+            let start = match position {
+                Some(text) => read_position(&text, 0)?,
+                None => Board::default(),
+            };
+            let settings = PlaySettings {
+                human,
+                start,
+                options: settings.options,
+                limits: settings.limits,
+            };
+            let stdin = std::io::stdin();
+            finish_output(play::play(
+                &settings,
+                &mut stdin.lock(),
+                &mut std::io::stdout(),
+            ))
+        }
+        Some(Command::Match {
+            engines: _,
+            each,
+            games,
+            concurrency,
+            openings,
+            movetime,
+            nodes,
+            tc,
+            rules,
+            max_turns,
+            repetitions,
+            margin,
+            timeout,
+            pgnout,
+            sprt,
+        }) => start_match(MatchArguments {
+            engines: engine_groups(),
+            each,
+            games,
+            concurrency,
+            openings,
+            limits: TurnLimits {
+                movetime,
+                nodes,
+                clock: None,
+            },
+            tc,
+            rules,
+            max_turns,
+            repetitions,
+            margin,
+            timeout,
+            pgnout,
+            sprt,
+        }),
         Some(Command::Count {
             rules,
             side,
@@ -224,7 +586,14 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
         }
         Some(Command::Replay { rules, files }) => replay(&rules, &files),
         Some(Command::Show { game, turn, rules }) => show(&rules, &game, turn),
-        None => Err(Failure::Error("no command given (try --help)".to_string())),
+        Some(Command::Engine { misbehave }) => {
+            protocol::run(std::io::stdin(), std::io::stdout(), misbehave);
+            Ok(())
+        }
+        None => {
+            protocol::run(std::io::stdin(), std::io::stdout(), None);
+            Ok(())
+        }
     }
 }
 

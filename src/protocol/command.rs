@@ -1,0 +1,359 @@
+//! Reading one protocol line into a [`Command`], with no side effects.
+//!
+//! Parsing is separate from acting so that a bad line is rejected whole
+//! before anything changes: the session only acts on a fully parsed command,
+//! which is how "an error leaves the state unchanged" is kept. Every error
+//! names the offending word and what was expected there (protocol.md).
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::notation::{hwpn, Board};
+use crate::search::{Clock, SearchLimits};
+
+/// How many turns `turns` lists unless told otherwise: enough to read, and a
+/// bounded answer even in positions with hundreds of thousands of turns.
+pub const DEFAULT_TURN_LISTING: usize = 1000;
+
+/// One command from the controller (GUI, tournament runner, person).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    /// An empty line: nothing to do.
+    Empty,
+    /// `hwi`: identify, list the options, answer `hwiok`.
+    Hwi,
+    /// `isready`: answer `readyok` (at once, even while searching).
+    IsReady,
+    /// `setoption name <name> [value <value>]`.
+    SetOption {
+        /// The option's name (may contain spaces).
+        name: String,
+        /// The value (empty when none was given).
+        value: String,
+    },
+    /// `newgame`: the start position and a fresh search tree.
+    NewGame,
+    /// `position startpos|pos <hwpn> [moves <turn> ...]`.
+    Position {
+        /// The board the turns start from.
+        base: Box<Board>,
+        /// The turns, as tokens.
+        turns: Vec<String>,
+    },
+    /// `go [...]`: search and answer `bestmove`.
+    Go(SearchLimits),
+    /// `stop`: end the running search (it answers `bestmove`).
+    Stop,
+    /// `quit`: stop any search and exit.
+    Quit,
+    /// `d`: show the board.
+    Display,
+    /// `turns [all|N]`: list the distinct legal turns.
+    Turns {
+        /// The most turns to list.
+        limit: usize,
+    },
+    /// `eval`: the static evaluation.
+    Eval,
+    /// `count`: the number of distinct legal turns.
+    Count,
+}
+
+/// Why a line is not a valid command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommandError {
+    /// The offending word (or the whole line).
+    pub token: String,
+    /// What was expected.
+    pub expected: String,
+}
+
+impl CommandError {
+    fn new(token: impl Into<String>, expected: impl Into<String>) -> CommandError {
+        CommandError {
+            token: token.into(),
+            expected: expected.into(),
+        }
+    }
+}
+
+impl fmt::Display for CommandError {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(formatter, "'{}': {}", self.token, self.expected)
+    }
+}
+
+impl std::error::Error for CommandError {}
+
+/// Every command word, for the "unknown command" message.
+const COMMANDS: &str =
+    "hwi, isready, setoption, newgame, position, go, stop, quit, d, turns, eval, count";
+
+/// Parses one line.
+///
+/// # Errors
+/// An unknown command, a missing or extra argument, or a bad value; the
+/// error names the word and what was expected.
+pub fn parse(line: &str) -> Result<Command, CommandError> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let Some((&first, rest)) = words.split_first() else {
+        return Ok(Command::Empty);
+    };
+    let no_arguments = |command: Command| {
+        if let Some(extra) = rest.first() {
+            Err(CommandError::new(
+                *extra,
+                format!("expected nothing after '{first}'"),
+            ))
+        } else {
+            Ok(command)
+        }
+    };
+    match first {
+        "hwi" => no_arguments(Command::Hwi),
+        "isready" => no_arguments(Command::IsReady),
+        "newgame" => no_arguments(Command::NewGame),
+        "stop" => no_arguments(Command::Stop),
+        "quit" => no_arguments(Command::Quit),
+        "d" => no_arguments(Command::Display),
+        "eval" => no_arguments(Command::Eval),
+        "count" => no_arguments(Command::Count),
+        "turns" => parse_turns(rest),
+        "setoption" => parse_setoption(rest),
+        "position" => parse_position(rest),
+        "go" => parse_go(rest).map(Command::Go),
+        _ => Err(CommandError::new(
+            first,
+            format!("unknown command: expected one of {COMMANDS}"),
+        )),
+    }
+}
+
+fn parse_turns(rest: &[&str]) -> Result<Command, CommandError> {
+    match rest {
+        [] => Ok(Command::Turns {
+            limit: DEFAULT_TURN_LISTING,
+        }),
+        ["all"] => Ok(Command::Turns { limit: usize::MAX }),
+        [number] => number
+            .parse::<usize>()
+            .map(|limit| Command::Turns { limit })
+            .map_err(|_| CommandError::new(*number, "expected 'all' or a whole number of turns")),
+        [_, extra, ..] => Err(CommandError::new(
+            *extra,
+            "expected at most one argument: turns [all|N]",
+        )),
+    }
+}
+
+fn parse_setoption(rest: &[&str]) -> Result<Command, CommandError> {
+    let Some((&keyword, rest)) = rest.split_first() else {
+        return Err(CommandError::new(
+            "setoption",
+            "expected: setoption name <name> value <value>",
+        ));
+    };
+    if keyword != "name" {
+        return Err(CommandError::new(
+            keyword,
+            "expected 'name' after setoption",
+        ));
+    }
+    let value_at = rest.iter().position(|word| *word == "value");
+    let (name_words, value_words) = match value_at {
+        Some(index) => (&rest[..index], &rest[index + 1..]),
+        None => (rest, &[][..]),
+    };
+    if name_words.is_empty() {
+        return Err(CommandError::new(
+            "name",
+            "expected an option name after 'name'",
+        ));
+    }
+    if value_at.is_some() && value_words.is_empty() {
+        return Err(CommandError::new("value", "expected a value after 'value'"));
+    }
+    Ok(Command::SetOption {
+        name: name_words.join(" "),
+        value: value_words.join(" "),
+    })
+}
+
+fn parse_position(rest: &[&str]) -> Result<Command, CommandError> {
+    let Some((&kind, rest)) = rest.split_first() else {
+        return Err(CommandError::new(
+            "position",
+            "expected: position startpos|pos <hwpn> [moves <turn> ...]",
+        ));
+    };
+    let moves_at = rest.iter().position(|word| *word == "moves");
+    let (base_words, turn_words) = match moves_at {
+        Some(index) => (&rest[..index], &rest[index + 1..]),
+        None => (rest, &[][..]),
+    };
+    let base = match kind {
+        "startpos" => {
+            if let Some(extra) = base_words.first() {
+                return Err(CommandError::new(
+                    *extra,
+                    "expected 'moves' or nothing after 'startpos'",
+                ));
+            }
+            Board::default()
+        }
+        "pos" => {
+            if base_words.is_empty() {
+                return Err(CommandError::new(
+                    "pos",
+                    "expected an HWPN position after 'pos', such as r1b3:g3:/y2b1::g3 0",
+                ));
+            }
+            let text = base_words.join(" ");
+            hwpn::parse(&text).map_err(|error| {
+                CommandError::new(
+                    error.token.clone(),
+                    format!("bad position: {}", error.expected),
+                )
+            })?
+        }
+        _ => {
+            return Err(CommandError::new(
+                kind,
+                "expected 'startpos' or 'pos <hwpn>' after 'position'",
+            ))
+        }
+    };
+    Ok(Command::Position {
+        base: Box::new(base),
+        turns: turn_words.iter().map(|word| word.to_string()).collect(),
+    })
+}
+
+/// The `go` parameters that take a number of milliseconds or nodes.
+const GO_NUMBERS: [&str; 7] = [
+    "movetime",
+    "nodes",
+    "p0time",
+    "p1time",
+    "p0inc",
+    "p1inc",
+    "movestogo",
+];
+
+fn parse_go(rest: &[&str]) -> Result<SearchLimits, CommandError> {
+    let mut limits = SearchLimits::default();
+    let mut times: [Option<u64>; 2] = [None, None];
+    let mut increments: [Option<u64>; 2] = [None, None];
+    let mut words = rest.iter();
+    while let Some(&word) = words.next() {
+        if word == "infinite" {
+            limits.infinite = true;
+            continue;
+        }
+        if !GO_NUMBERS.contains(&word) {
+            let expected = match word {
+                "depth" | "mate" | "ponder" | "searchmoves" | "wtime" | "btime" | "winc"
+                | "binc" => "a UCI go parameter this engine does not support: expected movetime, nodes, infinite, p0time, p1time, p0inc, p1inc or movestogo",
+                _ => "expected a go parameter: movetime, nodes, infinite, p0time, p1time, p0inc, p1inc or movestogo",
+            };
+            return Err(CommandError::new(word, expected));
+        }
+        let value_text = words
+            .next()
+            .ok_or_else(|| CommandError::new(word, format!("expected a number after '{word}'")))?;
+        let value: u64 = value_text.parse().map_err(|_| {
+            CommandError::new(
+                *value_text,
+                format!("expected a whole number (milliseconds or nodes) after '{word}'"),
+            )
+        })?;
+        // Clamp times to a century so that Duration arithmetic cannot overflow.
+        let millis = value.min(100 * 365 * 24 * 3600 * 1000);
+        match word {
+            "movetime" => limits.movetime = Some(Duration::from_millis(millis)),
+            "nodes" => limits.nodes = Some(value),
+            "p0time" => times[0] = Some(millis),
+            "p1time" => times[1] = Some(millis),
+            "p0inc" => increments[0] = Some(millis),
+            "p1inc" => increments[1] = Some(millis),
+            _ => {} // movestogo: accepted and ignored.
+        }
+    }
+    if times.iter().any(Option::is_some) {
+        let millis = |value: Option<u64>| Duration::from_millis(value.unwrap_or(0));
+        limits.clock = Some(Clock {
+            time_left: [millis(times[0]), millis(times[1])],
+            increment: [millis(increments[0]), millis(increments[1])],
+        });
+    } else if increments.iter().any(Option::is_some) {
+        return Err(CommandError::new(
+            if increments[0].is_some() {
+                "p0inc"
+            } else {
+                "p1inc"
+            },
+            "expected p0time/p1time with an increment",
+        ));
+    }
+    Ok(limits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_main_commands() {
+        assert_eq!(parse("   ").unwrap(), Command::Empty);
+        assert_eq!(parse("hwi").unwrap(), Command::Hwi);
+        assert_eq!(
+            parse("setoption name Move Overhead value 30").unwrap(),
+            Command::SetOption {
+                name: "Move Overhead".into(),
+                value: "30".into()
+            }
+        );
+        let Command::Position { base, turns } =
+            parse("position pos r1b3:g3:/y2b1::g3 0 moves pass build.g1.Home0").unwrap()
+        else {
+            panic!("expected a position");
+        };
+        assert!(!base.position.in_setup());
+        assert_eq!(turns, ["pass", "build.g1.Home0"]);
+        let Command::Go(limits) = parse("go p0time 1000 p1time 2000 p1inc 10 movestogo 5").unwrap()
+        else {
+            panic!("expected go");
+        };
+        let clock = limits.clock.unwrap();
+        assert_eq!(clock.time_left[1], Duration::from_millis(2000));
+        assert_eq!(clock.increment[1], Duration::from_millis(10));
+        assert_eq!(
+            parse("turns all").unwrap(),
+            Command::Turns { limit: usize::MAX }
+        );
+    }
+
+    #[test]
+    fn errors_name_the_word() {
+        for (line, token) in [
+            ("fly", "fly"),
+            ("hwi now", "now"),
+            ("go nodes", "nodes"),
+            ("go nodes -5", "-5"),
+            ("go depth 3", "depth"),
+            ("go p0inc 5", "p0inc"),
+            ("position", "position"),
+            ("position startpos junk", "junk"),
+            ("position pos", "pos"),
+            ("position pos r1b3:g3:/y2b1::q3 0", "q3"),
+            ("position fen x", "fen"),
+            ("setoption Hash 5", "Hash"),
+            ("setoption name", "name"),
+            ("setoption name Hash value", "value"),
+            ("turns many", "many"),
+        ] {
+            let error = parse(line).unwrap_err();
+            assert_eq!(error.token, token, "{line}: {error}");
+        }
+    }
+}

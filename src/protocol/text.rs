@@ -1,0 +1,287 @@
+//! Turning engine values into protocol text: `info` lines, principal
+//! variations as turn tokens, the `d` board display, results.
+//!
+//! These are shared by the protocol loop and the command-line tools, so that
+//! a person reading `supernova play` and a GUI reading `d` see one format.
+
+use crate::engine::{EndReason, GameResult, GameStatus};
+use crate::notation::turn::{format_turn, Style};
+use crate::notation::{hwpn, Board};
+use crate::rules::{Action, Outcome, PieceSet, Player, Repetition, Rules, Slot, HOME_SLOTS};
+use crate::search::{Candidate, Decision, Proof, SearchInfo};
+
+/// Writes a sequence of turns played one after the other from `board`, each
+/// on the board the previous one left; stops early at a turn that does not
+/// play (a stale line from the tree).
+pub fn format_line(
+    board: &Board,
+    rules: &Rules,
+    turns: &[Vec<Action>],
+    style: Style,
+) -> Vec<String> {
+    let mut working = board.clone();
+    let mut texts = Vec::with_capacity(turns.len());
+    for turn in turns {
+        let text = format_turn(&working, rules, turn, style);
+        if working.play_actions(rules, turn).is_err() {
+            break;
+        }
+        texts.push(text);
+        if working.position.outcome() != Outcome::Ongoing {
+            break;
+        }
+    }
+    texts
+}
+
+/// The score as the protocol prints it: `cp` is the value in [-1, 1] times
+/// 1000, so that GUIs expecting centipawns show a sensible range.
+pub fn centipawns(value: f32) -> i64 {
+    (value.clamp(-1.0, 1.0) * 1000.0).round() as i64
+}
+
+/// The word for a proven result.
+pub fn proof_word(proof: Proof) -> &'static str {
+    match proof {
+        Proof::Win => "win",
+        Proof::Loss => "loss",
+        Proof::Draw => "draw",
+    }
+}
+
+/// The word for why a turn was chosen.
+pub fn decision_word(decision: Decision) -> &'static str {
+    match decision {
+        Decision::Search => "search",
+        Decision::ImmediateWin => "immediate-win",
+        Decision::OnlySafeTurn => "only-safe-turn",
+        Decision::ForcedDraw => "forced-draw",
+        Decision::SafetyFallback => "safety-fallback",
+        Decision::NoSafeTurn => "no-safe-turn",
+        Decision::Setup => "setup",
+        Decision::Greedy => "greedy",
+        Decision::Random => "random",
+        Decision::GameOver => "game-over",
+    }
+}
+
+/// The `info` lines for a search state: one line, or one per candidate
+/// (`multipv k`) when several candidates are reported.
+pub fn info_lines(board: &Board, rules: &Rules, info: &SearchInfo) -> Vec<String> {
+    let common = |value: f32, win_probability: f32, proof: Option<Proof>, multipv: usize| {
+        let mut line = format!(
+            "info depth {} seldepth {} multipv {} score cp {} winprob {}",
+            info.average_depth.round() as u64,
+            info.max_depth,
+            multipv,
+            centipawns(value),
+            (win_probability.clamp(0.0, 1.0) * 1000.0).round() as u64,
+        );
+        if let Some(proof) = proof {
+            line.push_str(" proof ");
+            line.push_str(proof_word(proof));
+        }
+        line.push_str(&format!(
+            " nodes {} nps {} hashfull {} time {}",
+            info.iterations,
+            info.nodes_per_second.round() as u64,
+            info.hash_full,
+            info.elapsed.as_millis()
+        ));
+        line
+    };
+    let with_pv = |mut line: String, turns: &[Vec<Action>]| {
+        let texts = format_line(board, rules, turns, Style::Token);
+        if !texts.is_empty() {
+            line.push_str(" pv ");
+            line.push_str(&texts.join(" "));
+        }
+        line
+    };
+    let principal = if info.principal_variation.is_empty() {
+        vec![info.best_turn.clone()]
+    } else {
+        info.principal_variation.clone()
+    };
+    if info.candidates.len() <= 1 {
+        let line = common(info.value, info.win_probability, info.proof, 1);
+        return vec![with_pv(line, &principal)];
+    }
+    info.candidates
+        .iter()
+        .enumerate()
+        .map(|(index, candidate): (usize, &Candidate)| {
+            let line = common(
+                candidate.value,
+                candidate.win_probability,
+                candidate.proof,
+                index + 1,
+            );
+            if index == 0 && candidate.turn == info.best_turn {
+                with_pv(line, &principal)
+            } else {
+                with_pv(line, std::slice::from_ref(&candidate.turn))
+            }
+        })
+        .collect()
+}
+
+/// The line that announces a finished game: `info string result <score> <reason>`.
+pub fn result_line(result: &GameResult) -> String {
+    format!(
+        "info string result {} {}",
+        result.score(),
+        result.reason.word()
+    )
+}
+
+/// A set of pieces as words (`g1 g3 b3`), or `-` when empty.
+pub fn pieces_text(set: PieceSet) -> String {
+    if set.is_empty() {
+        return "-".to_string();
+    }
+    set.copies()
+        .map(|piece| piece.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The bank as `type(count)` words, such as `r1(2) r2(3)`, or `empty`.
+pub fn bank_text(bank: PieceSet) -> String {
+    if bank.is_empty() {
+        return "empty".to_string();
+    }
+    bank.types()
+        .map(|piece| format!("{piece}({})", bank.count(piece)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A rules profile with its history settings, for display.
+pub fn rules_text(rules: &Rules) -> String {
+    let repetition = match rules.repetition {
+        Repetition::Off => "no repetition rule".to_string(),
+        Repetition::Claim(count) => format!("draw claimable at {count} repetitions"),
+        Repetition::Automatic(count) => format!("automatic draw at {count} repetitions"),
+    };
+    let limit = match rules.max_turns {
+        Some(limit) => format!("draw after {limit} turns"),
+        None => "no turn limit".to_string(),
+    };
+    format!("{} ({repetition}, {limit})", rules.name)
+}
+
+/// The game status in words.
+pub fn status_text(status: &GameStatus) -> String {
+    match status {
+        GameStatus::Ongoing {
+            repetitions,
+            claimable,
+        } => {
+            let mut text = "ongoing".to_string();
+            if *repetitions > 1 {
+                text.push_str(&format!(", position seen {repetitions} times"));
+            }
+            if *claimable {
+                text.push_str(", the side to move may claim a draw by repetition");
+            }
+            text
+        }
+        GameStatus::Over(result) => {
+            let who = match result.outcome {
+                Outcome::Win(player) => format!("player {} wins", player.index()),
+                _ => "draw".to_string(),
+            };
+            let how = match result.reason {
+                EndReason::Elimination => "by elimination",
+                EndReason::MutualElimination => "by mutual elimination",
+                EndReason::Repetition => "by repetition",
+                EndReason::RepetitionClaim => "by a claimed repetition",
+                EndReason::TurnLimit => "at the turn limit",
+            };
+            format!("over: {who} {how} ({})", result.score())
+        }
+    }
+}
+
+/// A readable picture of the board: each system with its name, stars and
+/// ships by owner, then the bank and the side to move.
+pub fn board_text(board: &Board) -> String {
+    let position = &board.position;
+    let mut rows: Vec<[String; 4]> = Vec::new();
+    let mut slots: Vec<Slot> = (0..HOME_SLOTS as Slot).collect();
+    slots.extend(
+        position
+            .occupied_slots()
+            .filter(|&slot| slot as usize >= HOME_SLOTS),
+    );
+    for slot in slots {
+        let system = position.system(slot);
+        let label = if (slot as usize) < HOME_SLOTS {
+            let player = Player::BOTH[slot as usize];
+            if !position.home_created(player) {
+                format!(
+                    "{} (home of player {}, not created)",
+                    board.name(slot),
+                    slot
+                )
+            } else if !system.exists() {
+                format!("{} (home of player {}, destroyed)", board.name(slot), slot)
+            } else {
+                format!("{} (home of player {})", board.name(slot), slot)
+            }
+        } else {
+            board.name(slot).to_string()
+        };
+        if !system.exists() {
+            rows.push([label, String::new(), String::new(), String::new()]);
+            continue;
+        }
+        rows.push([
+            label,
+            format!("stars {}", pieces_text(system.stars)),
+            format!("player 0: {}", pieces_text(system.ships[0])),
+            format!("player 1: {}", pieces_text(system.ships[1])),
+        ]);
+    }
+    let widths: Vec<usize> = (0..3)
+        .map(|column| rows.iter().map(|row| row[column].len()).max().unwrap_or(0))
+        .collect();
+    let mut text = String::new();
+    for row in &rows {
+        let mut line = String::new();
+        for (column, cell) in row.iter().enumerate() {
+            if column < 3 {
+                line.push_str(&format!("{cell:<width$}   ", width = widths[column]));
+            } else {
+                line.push_str(cell);
+            }
+        }
+        text.push_str(line.trim_end());
+        text.push('\n');
+    }
+    text.push_str(&format!("bank: {}\n", bank_text(position.bank())));
+    let phase = if position.in_setup() { " (setup)" } else { "" };
+    text.push_str(&format!(
+        "to move: player {}{phase}\n",
+        position.side_to_move().index()
+    ));
+    text.push_str(&format!("hwpn: {}\n", hwpn::write_board(board)));
+    text
+}
+
+/// A score in words for the tools: the value for the side to move and the
+/// win probability.
+pub fn value_text(value: f32, win_probability: f32) -> String {
+    // Adding zero turns -0.0 into 0.0, so an even position never reads "-0.000".
+    let value = value + 0.0;
+    format!(
+        "value {value:+.3}, win probability {:.1}%",
+        win_probability * 100.0
+    )
+}
+
+/// Whether a result is a win for `player`.
+pub fn is_win_for(result: &GameResult, player: Player) -> bool {
+    result.outcome == Outcome::Win(player)
+}

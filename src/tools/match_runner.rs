@@ -1,0 +1,990 @@
+//! `supernova match`: two engines against each other, like cutechess-cli.
+//!
+//! Each engine is a child process spoken to only through the protocol
+//! (protocol.md), so any engine that speaks it can take part. The runner is
+//! the referee: it keeps its own board, plays every returned turn on the
+//! rules core, and never trusts an engine. A crash, a hang past the clock
+//! (with a margin), an unparsable or illegal turn, or a `bestmove (none)`
+//! in an ongoing game loses the game, and the reason is logged. Games are
+//! drawn by a threefold repetition of the start-of-turn position and by a
+//! turn limit, so every game ends.
+//!
+//! Each opening (a position after both setup turns) is played twice with
+//! the engines swapping seats, several games at a time, each game with
+//! fresh engine processes so that one game's crash or hang cannot leak into
+//! the next. Every game can be saved as an SDG record that
+//! `supernova replay` accepts.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use super::client::{EngineFailure, EngineProcess};
+use super::stats::{Sprt, SprtVerdict, Tally};
+use super::turns::{play_text, NamedTurn};
+use crate::notation::names::DEFAULT_NAMES;
+use crate::notation::sdg::{write_record, Header, RecordTurn};
+use crate::notation::turn::{Style, TurnError};
+use crate::notation::{hwpn, Board};
+use crate::rules::{Action, Outcome, Player, Position, Repetition, Rules, HOME_SLOTS};
+
+/// How long an engine may take to start and answer `hwi` and `isready`.
+pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The built-in openings (positions/openings.txt), used without `--openings`.
+pub const DEFAULT_OPENINGS: &str = include_str!("../../positions/openings.txt");
+
+/// Limits for each of an engine's turns.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TurnLimits {
+    /// Fixed time per turn, in ms (`go movetime`).
+    pub movetime: Option<u64>,
+    /// Node limit per turn (`go nodes`).
+    pub nodes: Option<u64>,
+    /// A clock: starting time and increment per turn, in ms.
+    pub clock: Option<(u64, u64)>,
+}
+
+impl TurnLimits {
+    /// Whether no limit at all is set.
+    pub fn is_empty(&self) -> bool {
+        self.movetime.is_none() && self.nodes.is_none() && self.clock.is_none()
+    }
+}
+
+/// Reads a time control `SECONDS[+INCREMENT]`, such as `10+0.1`, into ms.
+///
+/// # Errors
+/// Names the bad text.
+pub fn parse_time_control(text: &str) -> Result<(u64, u64), String> {
+    let seconds = |part: &str| -> Result<u64, String> {
+        part.parse::<f64>()
+            .ok()
+            .filter(|value| value.is_finite() && *value >= 0.0 && *value < 1e9)
+            .map(|value| (value * 1000.0).round() as u64)
+            .ok_or_else(|| {
+                format!("time control '{text}': expected SECONDS[+INCREMENT], such as 10+0.1")
+            })
+    };
+    match text.split_once('+') {
+        Some((base, increment)) => Ok((seconds(base)?, seconds(increment)?)),
+        None => Ok((seconds(text)?, 0)),
+    }
+}
+
+/// One side of the match: how to start it and what to tell it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EngineConfig {
+    /// The name in reports (defaults to the engine's `id name`).
+    pub name: Option<String>,
+    /// The program to run (defaults to this binary's `engine` subcommand).
+    pub program: Option<String>,
+    /// Its arguments.
+    pub arguments: Vec<String>,
+    /// `setoption` name and value pairs, sent after the handshake.
+    pub options: Vec<(String, String)>,
+    /// Limits for its turns, overriding the match's.
+    pub limits: TurnLimits,
+}
+
+impl EngineConfig {
+    /// Reads `key=value` words: `cmd=PROGRAM`, `arg=ARG` (repeatable),
+    /// `name=NAME`, `option.NAME=VALUE`, `movetime=MS`, `nodes=N`,
+    /// `tc=SECONDS+INC`. Later words override earlier ones.
+    ///
+    /// # Errors
+    /// Names the bad word.
+    pub fn parse<S: AsRef<str>>(words: &[S]) -> Result<EngineConfig, String> {
+        let mut config = EngineConfig::default();
+        config.apply(words)?;
+        Ok(config)
+    }
+
+    /// Applies more `key=value` words (the `--each` words, then the engine's own).
+    ///
+    /// # Errors
+    /// Names the bad word.
+    pub fn apply<S: AsRef<str>>(&mut self, words: &[S]) -> Result<(), String> {
+        for word in words {
+            let word = word.as_ref();
+            let (key, value) = word.split_once('=').ok_or_else(|| {
+                format!(
+                    "engine setting '{word}': expected key=value, such as name=A or option.Hash=16"
+                )
+            })?;
+            let number = || {
+                value
+                    .parse::<u64>()
+                    .map_err(|_| format!("engine setting '{word}': expected a whole number"))
+            };
+            match key {
+                "cmd" => self.program = Some(value.to_string()),
+                "arg" => self.arguments.push(value.to_string()),
+                "name" => self.name = Some(value.to_string()),
+                "movetime" => self.limits.movetime = Some(number()?),
+                "nodes" => self.limits.nodes = Some(number()?),
+                "tc" => self.limits.clock = Some(parse_time_control(value)?),
+                _ => match key.strip_prefix("option.") {
+                    Some(name) if !name.is_empty() => {
+                        self.options.retain(|(known, _)| !known.eq_ignore_ascii_case(name));
+                        self.options.push((name.to_string(), value.to_string()));
+                    }
+                    _ => {
+                        return Err(format!(
+                            "engine setting '{word}': expected a key cmd, arg, name, option.NAME, movetime, nodes or tc"
+                        ))
+                    }
+                },
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An opening: the text sent to the engines and the board it describes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Opening {
+    /// The HWPN as written in the file.
+    pub text: String,
+    /// The parsed board.
+    pub board: Board,
+    /// The two setup turns that lead to it (one homeworld action each).
+    pub setup: [Action; 2],
+}
+
+/// Reads openings: one HWPN per line, `#` comments and blank lines ignored.
+/// Each must be the position right after both setup turns (two homes, no
+/// other system, player 0 to move) and reachable under `rules`.
+///
+/// # Errors
+/// Names the line and what is wrong with it.
+pub fn parse_openings(text: &str, rules: &Rules) -> Result<Vec<Opening>, String> {
+    let mut openings = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let number = index + 1;
+        let board =
+            hwpn::parse(line).map_err(|error| format!("openings line {number}: {error}"))?;
+        let setup = setup_turns(&board.position, rules)
+            .map_err(|reason| format!("openings line {number} '{line}': {reason}"))?;
+        openings.push(Opening {
+            text: line.to_string(),
+            board,
+            setup,
+        });
+    }
+    if openings.is_empty() {
+        return Err(
+            "the openings list is empty: expected HWPN positions, one per line".to_string(),
+        );
+    }
+    Ok(openings)
+}
+
+/// The two homeworld actions that lead from the empty start to `position`.
+fn setup_turns(position: &Position, rules: &Rules) -> Result<[Action; 2], String> {
+    let expected = "expected a position right after both setup turns: two homes with one ship each, no other system, player 0 to move";
+    if position.in_setup()
+        || position.side_to_move() != Player::First
+        || position
+            .occupied_slots()
+            .any(|slot| slot as usize >= HOME_SLOTS)
+    {
+        return Err(expected.to_string());
+    }
+    let mut actions = [Action::Pass; 2];
+    let mut replay = Position::start();
+    for player in Player::BOTH {
+        let system = position.system(player.index() as u8);
+        let ships = system.ships[player.index()];
+        if ships.len() != 1 || !system.ships[player.opponent().index()].is_empty() {
+            return Err(expected.to_string());
+        }
+        let mut stars = system.stars.copies();
+        let star = stars.next().ok_or_else(|| expected.to_string())?;
+        let action = Action::Homeworld {
+            star,
+            second_star: stars.next(),
+            ship: ships.copies().next().ok_or_else(|| expected.to_string())?,
+        };
+        replay
+            .try_apply(rules, action)
+            .and_then(|()| replay.end_turn(rules).map(|_| ()))
+            .map_err(|reason| format!("not reachable under the {} rules: {reason}", rules.name))?;
+        actions[player.index()] = action;
+    }
+    if replay != *position {
+        return Err(expected.to_string());
+    }
+    Ok(actions)
+}
+
+/// Everything a match needs.
+#[derive(Clone, Debug)]
+pub struct MatchConfig {
+    /// The two engines, A and B.
+    pub engines: [EngineConfig; 2],
+    /// Limits for engines that set none of their own.
+    pub limits: TurnLimits,
+    /// The openings, each played twice.
+    pub openings: Vec<Opening>,
+    /// Games to play (each opening twice, in order, cycling).
+    pub games: usize,
+    /// Games played at once.
+    pub concurrency: usize,
+    /// The rules the referee applies (and sends as the `Rules` option when
+    /// not `standard`).
+    pub rules: Rules,
+    /// Turns after the opening before the game is drawn (0 = no limit).
+    pub max_turns: u32,
+    /// Occurrences of a start-of-turn position that draw the game.
+    pub repetitions: u32,
+    /// Extra time past the limit before a silent engine loses.
+    pub margin: Duration,
+    /// The per-turn deadline when the limits set no time (node limits only).
+    pub turn_timeout: Duration,
+    /// Where to write one SDG record per game.
+    pub transcripts: Option<PathBuf>,
+    /// Stop early when this test decides.
+    pub sprt: Option<Sprt>,
+    /// The program for engines that name none (normally this binary).
+    pub default_program: String,
+    /// Its arguments.
+    pub default_arguments: Vec<String>,
+}
+
+/// One finished game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameReport {
+    /// 1-based game number.
+    pub number: usize,
+    /// Index of the opening played.
+    pub opening: usize,
+    /// Whether engine A sat as player 0 (moved first).
+    pub a_first: bool,
+    /// The result by seat.
+    pub outcome: Outcome,
+    /// Why the game ended, in words.
+    pub reason: String,
+    /// Turns played after the opening.
+    pub turns: u32,
+    /// Engine A's score: 1, 0.5 or 0.
+    pub score_a: f64,
+    /// Whether a rule break or failure ended it (crash, hang, illegal turn).
+    pub forfeit: bool,
+}
+
+/// The whole match.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MatchResult {
+    /// The engines' names, A then B.
+    pub names: [String; 2],
+    /// A's wins, losses and draws.
+    pub tally: Tally,
+    /// Every game, in the order they finished.
+    pub games: Vec<GameReport>,
+    /// The SPRT verdict, when a test was requested.
+    pub sprt: Option<SprtVerdict>,
+}
+
+/// A started engine for one game.
+struct Seat {
+    process: EngineProcess,
+}
+
+/// Starts an engine and completes the handshake, returning it with its `id name`.
+fn start_engine(
+    config: &EngineConfig,
+    match_config: &MatchConfig,
+) -> Result<(EngineProcess, Option<String>), EngineFailure> {
+    let (program, arguments) = match &config.program {
+        Some(program) => (program.clone(), config.arguments.clone()),
+        None => (
+            match_config.default_program.clone(),
+            match_config
+                .default_arguments
+                .iter()
+                .chain(config.arguments.iter())
+                .cloned()
+                .collect(),
+        ),
+    };
+    let mut process = EngineProcess::spawn(&program, &arguments)?;
+    process.send("hwi")?;
+    let mut id_name = None;
+    process.wait_for(HANDSHAKE_TIMEOUT, |line| {
+        if let Some(name) = line.strip_prefix("id name ") {
+            id_name = Some(name.trim().to_string());
+        }
+        line.trim() == "hwiok"
+    })?;
+    for (name, value) in &config.options {
+        process.send(&format!("setoption name {name} value {value}"))?;
+    }
+    if match_config.rules.name != Rules::STANDARD.name {
+        process.send(&format!(
+            "setoption name Rules value {}",
+            match_config.rules.name
+        ))?;
+    }
+    process.send("newgame")?;
+    process.send("isready")?;
+    process.wait_for(HANDSHAKE_TIMEOUT, |line| line.trim() == "readyok")?;
+    Ok((process, id_name))
+}
+
+/// A name usable in SDG records and reports: letters, digits and `_`, not
+/// a default system name (records name homes after their players).
+fn record_name(name: &str, fallback: &str) -> String {
+    let mut clean: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    clean = clean.trim_matches('_').to_string();
+    if clean.is_empty() {
+        clean = fallback.to_string();
+    }
+    let reserved = DEFAULT_NAMES
+        .iter()
+        .any(|default| default.eq_ignore_ascii_case(&clean))
+        || clean.to_ascii_lowercase().starts_with("system")
+        || clean.eq_ignore_ascii_case("home0")
+        || clean.eq_ignore_ascii_case("home1");
+    if reserved {
+        clean.push_str("_engine");
+    }
+    clean
+}
+
+/// Probes both engines once (start, handshake, options) and settles their names.
+fn probe_engines(config: &MatchConfig, log: &mut dyn FnMut(&str)) -> Result<[String; 2], String> {
+    let mut names = [String::new(), String::new()];
+    for (index, engine) in config.engines.iter().enumerate() {
+        let label = ["first", "second"][index];
+        let (mut process, id_name) = start_engine(engine, config)
+            .map_err(|failure| format!("the {label} engine failed its handshake: {failure}"))?;
+        process.send("isready").ok();
+        let _ = process.wait_for(HANDSHAKE_TIMEOUT, |line| line.trim() == "readyok");
+        for error in &process.errors {
+            log(&format!("Warning: {label} engine: {error}"));
+        }
+        process.quit();
+        let given = engine.name.clone().or(id_name).unwrap_or_default();
+        let fallback = format!("engine{}", index + 1);
+        let first_word = given.split_whitespace().next().unwrap_or("").to_string();
+        names[index] = record_name(&first_word, &fallback);
+    }
+    if names[0].eq_ignore_ascii_case(&names[1]) {
+        names[0].push_str("_1");
+        names[1].push_str("_2");
+    }
+    Ok(names)
+}
+
+/// Today's date as SDG records print it (`2025.01.31`), from the system clock.
+fn today() -> String {
+    let days = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|elapsed| elapsed.as_secs() / 86_400)
+        .unwrap_or(0) as i64;
+    // Howard Hinnant's days-to-civil algorithm.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z - era * 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_index = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
+    let month = if month_index < 10 {
+        month_index + 3
+    } else {
+        month_index - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    format!("{year:04}.{month:02}.{day:02}")
+}
+
+/// How a game ended, from the referee's side.
+struct Ending {
+    outcome: Outcome,
+    reason: String,
+    forfeit: bool,
+}
+
+/// One game in progress.
+struct Game<'a> {
+    config: &'a MatchConfig,
+    names: &'a [String; 2],
+    /// Engine index (0 = A, 1 = B) for each seat (player 0, player 1).
+    engines_by_seat: [usize; 2],
+    opening: &'a Opening,
+    board: Board,
+    transcript_board: Board,
+    record: Vec<RecordTurn>,
+    tokens: Vec<String>,
+    counts: HashMap<u64, u32>,
+    turns_played: u32,
+    clocks: [Option<Duration>; 2],
+}
+
+impl Game<'_> {
+    fn seat_name(&self, seat: Player) -> &str {
+        &self.names[self.engines_by_seat[seat.index()]]
+    }
+
+    fn limits(&self, seat: Player) -> TurnLimits {
+        let own = self.config.engines[self.engines_by_seat[seat.index()]].limits;
+        if own.is_empty() {
+            self.config.limits
+        } else {
+            own
+        }
+    }
+
+    fn forfeit(&self, seat: Player, reason: String) -> Ending {
+        Ending {
+            outcome: Outcome::Win(seat.opponent()),
+            reason: format!("{} {reason}", self.seat_name(seat)),
+            forfeit: true,
+        }
+    }
+
+    /// The `go` line for the side to move, and how long to wait for its answer.
+    fn go_line(&self, seat: Player) -> (String, Duration) {
+        let limits = self.limits(seat);
+        let mut line = "go".to_string();
+        let mut deadline: Option<Duration> = None;
+        if let Some(movetime) = limits.movetime {
+            line.push_str(&format!(" movetime {movetime}"));
+            deadline = Some(Duration::from_millis(movetime));
+        }
+        if let Some(nodes) = limits.nodes {
+            line.push_str(&format!(" nodes {nodes}"));
+        }
+        if self.clocks.iter().any(Option::is_some) {
+            for player in Player::BOTH {
+                let left = self.clocks[player.index()].unwrap_or_default();
+                let increment = self
+                    .limits(player)
+                    .clock
+                    .map_or(0, |(_, increment)| increment);
+                line.push_str(&format!(
+                    " p{0}time {1} p{0}inc {2}",
+                    player.index(),
+                    left.as_millis(),
+                    increment
+                ));
+            }
+            if let Some(left) = self.clocks[seat.index()] {
+                deadline = Some(deadline.map_or(left, |limit| limit.min(left)));
+            }
+        }
+        let wait = deadline.unwrap_or(self.config.turn_timeout) + self.config.margin;
+        (line, wait)
+    }
+
+    fn position_line(&self) -> String {
+        if self.tokens.is_empty() {
+            format!("position pos {}", self.opening.text)
+        } else {
+            format!(
+                "position pos {} moves {}",
+                self.opening.text,
+                self.tokens.join(" ")
+            )
+        }
+    }
+
+    /// Plays a turn on both boards and records it.
+    fn record_turn(
+        &mut self,
+        seat: Player,
+        turn: &NamedTurn,
+        board_before: &Board,
+    ) -> Result<(), TurnError> {
+        let mut replayed = turn.clone();
+        let transcript_before = self.transcript_board.clone();
+        replayed.replay(&mut self.transcript_board, &self.config.rules)?;
+        let text = replayed.format(&transcript_before, &self.config.rules, Style::Sdg);
+        let number = self.record.len() as u32 + 1;
+        let record_turn =
+            RecordTurn::from_text(number, self.seat_name(seat), &text).map_err(TurnError::Parse)?;
+        self.record.push(record_turn);
+        self.tokens
+            .push(turn.format(board_before, &self.config.rules, Style::Token));
+        Ok(())
+    }
+
+    /// Asks the side to move for a turn and referees it. `None` = play on.
+    fn play_turn(&mut self, seats: &mut [Seat; 2]) -> Option<Ending> {
+        let rules = self.config.rules;
+        let side = self.board.position.side_to_move();
+        let position_line = self.position_line();
+        let (go_line, wait) = self.go_line(side);
+        let seat = &mut seats[side.index()];
+        seat.process.errors.clear();
+        let sent = seat
+            .process
+            .send(&position_line)
+            .and_then(|()| seat.process.send(&go_line));
+        let started = Instant::now();
+        let answer = sent.and_then(|()| {
+            seat.process.wait_for(wait, |line| {
+                line.split_whitespace().next() == Some("bestmove")
+            })
+        });
+        let elapsed = started.elapsed();
+        let complaint = seat.process.errors.first().cloned();
+        let line = match answer {
+            Ok(line) => line,
+            Err(failure) => {
+                seat.process.kill();
+                let reason = match failure {
+                    EngineFailure::Timeout(limit) if self.clocks[side.index()].is_some() => {
+                        format!("lost on time: no bestmove within {} ms", limit.as_millis())
+                    }
+                    EngineFailure::Timeout(limit) => {
+                        format!("hung: no bestmove within {} ms", limit.as_millis())
+                    }
+                    other => other.to_string(),
+                };
+                return Some(self.forfeit(side, reason));
+            }
+        };
+        if let Some(left) = self.clocks[side.index()] {
+            let increment = self
+                .limits(side)
+                .clock
+                .map_or(0, |(_, increment)| increment);
+            self.clocks[side.index()] =
+                Some(left.saturating_sub(elapsed) + Duration::from_millis(increment));
+        }
+        let token = line.split_whitespace().nth(1).unwrap_or("");
+        if token.is_empty() {
+            return Some(self.forfeit(side, format!("sent an empty bestmove line '{line}'")));
+        }
+        if token == "(none)" {
+            let occurrences = self
+                .counts
+                .get(&self.board.position.hash())
+                .copied()
+                .unwrap_or(0);
+            let claim_at = match rules.repetition {
+                Repetition::Claim(count) | Repetition::Automatic(count) => count,
+                Repetition::Off => u32::MAX,
+            };
+            if occurrences >= claim_at {
+                return Some(Ending {
+                    outcome: Outcome::Draw,
+                    reason: format!("repetition claimed by {}", self.seat_name(side)),
+                    forfeit: false,
+                });
+            }
+            return Some(self.forfeit(
+                side,
+                "answered bestmove (none) in an ongoing game".to_string(),
+            ));
+        }
+        let before = self.board.clone();
+        // If the engine rejected the position line, say so: its turn was
+        // then chosen for some other position.
+        let noted = |reason: String| match &complaint {
+            Some(error) => format!("{reason} (after it reported: {error})"),
+            None => reason,
+        };
+        let turn = match play_text(&mut self.board, &rules, token) {
+            Ok(turn) => turn,
+            Err(TurnError::Parse(error)) => {
+                let reason = noted(format!("sent an unparsable turn '{token}': {error}"));
+                return Some(self.forfeit(side, reason));
+            }
+            Err(error) => {
+                let reason = noted(format!("played an illegal turn '{token}': {error}"));
+                return Some(self.forfeit(side, reason));
+            }
+        };
+        if let Err(error) = self.record_turn(side, &turn, &before) {
+            // The transcript board disagrees with the referee's: a bug here,
+            // not the engine's fault; end the game as a draw and say so.
+            return Some(Ending {
+                outcome: Outcome::Draw,
+                reason: format!("referee error recording '{token}': {error}"),
+                forfeit: true,
+            });
+        }
+        self.turns_played += 1;
+        match turn.outcome {
+            Outcome::Win(_) => {
+                return Some(Ending {
+                    outcome: turn.outcome,
+                    reason: "elimination".to_string(),
+                    forfeit: false,
+                })
+            }
+            Outcome::Draw => {
+                return Some(Ending {
+                    outcome: Outcome::Draw,
+                    reason: "mutual elimination".to_string(),
+                    forfeit: false,
+                })
+            }
+            Outcome::Ongoing => {}
+        }
+        let count = self.counts.entry(self.board.position.hash()).or_insert(0);
+        *count += 1;
+        if *count >= self.config.repetitions {
+            return Some(Ending {
+                outcome: Outcome::Draw,
+                reason: format!("{}-fold repetition", self.config.repetitions),
+                forfeit: false,
+            });
+        }
+        if self.config.max_turns > 0 && self.turns_played >= self.config.max_turns {
+            return Some(Ending {
+                outcome: Outcome::Draw,
+                reason: format!("turn limit ({} turns)", self.config.max_turns),
+                forfeit: false,
+            });
+        }
+        None
+    }
+
+    /// Writes the game's SDG record.
+    fn write_transcript(&mut self, number: usize, ending: &Ending) -> Result<(), String> {
+        let Some(directory) = &self.config.transcripts else {
+            return Ok(());
+        };
+        let mut header = Header::two_player(
+            number as u64,
+            self.seat_name(Player::First),
+            self.seat_name(Player::Second),
+        );
+        header.started = today();
+        header.ended = header.started.clone();
+        header.winner = match ending.outcome {
+            Outcome::Win(player) => Some(self.seat_name(player).to_string()),
+            _ => None,
+        };
+        let result = match ending.outcome {
+            Outcome::Win(Player::First) => "1-0",
+            Outcome::Win(Player::Second) => "0-1",
+            _ => "1/2-1/2",
+        };
+        if let Some(last) = self.record.last_mut() {
+            last.comments
+                .push(format!("\tResult {result}: {}", ending.reason));
+        }
+        let text = write_record(&header, &self.record);
+        let path = directory.join(format!("game-{number:04}.sdg"));
+        std::fs::write(&path, text)
+            .map_err(|error| format!("{}: cannot write: {error}", path.display()))
+    }
+}
+
+/// Plays game `number` (1-based) of the schedule.
+fn play_game(
+    config: &MatchConfig,
+    names: &[String; 2],
+    number: usize,
+) -> (GameReport, Option<String>) {
+    let index = number - 1;
+    let opening_index = (index / 2) % config.openings.len();
+    let a_first = index % 2 == 0;
+    let opening = &config.openings[opening_index];
+    let engines_by_seat = if a_first { [0, 1] } else { [1, 0] };
+    let mut transcript_board = Board::default();
+    for player in Player::BOTH {
+        transcript_board.names.set(
+            player.index() as u8,
+            names[engines_by_seat[player.index()]].clone(),
+        );
+    }
+    let clocks = Player::BOTH.map(|player| {
+        let engine = &config.engines[engines_by_seat[player.index()]];
+        let limits = if engine.limits.is_empty() {
+            config.limits
+        } else {
+            engine.limits
+        };
+        limits.clock.map(|(base, _)| Duration::from_millis(base))
+    });
+    let mut game = Game {
+        config,
+        names,
+        engines_by_seat,
+        opening,
+        board: opening.board.clone(),
+        transcript_board,
+        record: Vec::new(),
+        tokens: Vec::new(),
+        counts: HashMap::new(),
+        turns_played: 0,
+        clocks,
+    };
+    let mut setup_ok = true;
+    for (seat, action) in Player::BOTH.into_iter().zip(opening.setup) {
+        let mut turn = NamedTurn {
+            actions: vec![action],
+            names: vec![None],
+            outcome: Outcome::Ongoing,
+        };
+        let before = game.transcript_board.clone();
+        if turn
+            .replay(&mut game.transcript_board, &config.rules)
+            .is_err()
+        {
+            setup_ok = false;
+            break;
+        }
+        let text = turn.format(&before, &config.rules, Style::Sdg);
+        match RecordTurn::from_text(game.record.len() as u32 + 1, game.seat_name(seat), &text) {
+            Ok(record_turn) => game.record.push(record_turn),
+            Err(_) => setup_ok = false,
+        }
+    }
+    game.counts.insert(game.board.position.hash(), 1);
+    let ending = if !setup_ok {
+        Ending {
+            outcome: Outcome::Draw,
+            reason: "referee error: the opening's setup turns do not replay".to_string(),
+            forfeit: true,
+        }
+    } else {
+        run_game(&mut game)
+    };
+    let warning = game.write_transcript(number, &ending).err();
+    let score_first = match ending.outcome {
+        Outcome::Win(Player::First) => 1.0,
+        Outcome::Win(Player::Second) => 0.0,
+        _ => 0.5,
+    };
+    let report = GameReport {
+        number,
+        opening: opening_index,
+        a_first,
+        outcome: ending.outcome,
+        reason: ending.reason,
+        turns: game.turns_played,
+        score_a: if a_first {
+            score_first
+        } else {
+            1.0 - score_first
+        },
+        forfeit: ending.forfeit,
+    };
+    (report, warning)
+}
+
+/// Starts both engines and plays until the game ends.
+fn run_game(game: &mut Game<'_>) -> Ending {
+    let config = game.config;
+    let mut processes: Vec<Seat> = Vec::with_capacity(2);
+    for seat in Player::BOTH {
+        let engine = &config.engines[game.engines_by_seat[seat.index()]];
+        match start_engine(engine, config) {
+            Ok((process, _)) => processes.push(Seat { process }),
+            Err(failure) => {
+                for started in &mut processes {
+                    started.process.quit();
+                }
+                return game.forfeit(seat, format!("failed to start: {failure}"));
+            }
+        }
+    }
+    let mut seats: [Seat; 2] = match processes.try_into() {
+        Ok(seats) => seats,
+        Err(_) => unreachable!("two seats were started"),
+    };
+    let ending = loop {
+        if let Some(ending) = game.play_turn(&mut seats) {
+            break ending;
+        }
+    };
+    for seat in &mut seats {
+        seat.process.quit();
+    }
+    ending
+}
+
+/// The result of a game in the PGN style, from player 0's side.
+fn result_text(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Win(Player::First) => "1-0",
+        Outcome::Win(Player::Second) => "0-1",
+        _ => "1/2-1/2",
+    }
+}
+
+/// Runs the match, writing progress lines (one per finished game) and the
+/// final summary to `output`.
+///
+/// # Errors
+/// An engine that cannot start or complete the handshake at all, or an
+/// unwritable transcript directory. Engines that fail during games lose
+/// those games instead.
+pub fn run_match(
+    config: &MatchConfig,
+    output: &mut (dyn Write + Send),
+) -> Result<MatchResult, String> {
+    if let Some(directory) = &config.transcripts {
+        std::fs::create_dir_all(directory)
+            .map_err(|error| format!("{}: cannot create: {error}", directory.display()))?;
+    }
+    let mut probe_log = Vec::new();
+    let names = probe_engines(config, &mut |line| probe_log.push(line.to_string()))?;
+    let shared = Mutex::new((
+        output,
+        MatchResult {
+            names: names.clone(),
+            ..MatchResult::default()
+        },
+    ));
+    {
+        let mut guard = shared
+            .lock()
+            .map_err(|_| "output lock poisoned".to_string())?;
+        for line in &probe_log {
+            let _ = writeln!(guard.0, "{line}");
+        }
+        let _ = writeln!(
+            guard.0,
+            "Started match of {} games: {} vs {} ({} openings, concurrency {})",
+            config.games,
+            names[0],
+            names[1],
+            config.openings.len(),
+            config.concurrency.max(1)
+        );
+        let _ = guard.0.flush();
+    }
+    let next = AtomicUsize::new(1);
+    let halted = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        for _ in 0..config.concurrency.max(1).min(config.games.max(1)) {
+            scope.spawn(|| loop {
+                if halted.load(Ordering::Relaxed) {
+                    break;
+                }
+                let number = next.fetch_add(1, Ordering::Relaxed);
+                if number > config.games {
+                    break;
+                }
+                let (report, warning) = play_game(config, &names, number);
+                let Ok(mut guard) = shared.lock() else {
+                    break;
+                };
+                let (writer, result) = &mut *guard;
+                if let Some(warning) = warning {
+                    let _ = writeln!(writer, "Warning: {warning}");
+                }
+                result.tally.add(report.score_a);
+                let seats = if report.a_first { [0, 1] } else { [1, 0] };
+                let _ = writeln!(
+                    writer,
+                    "Finished game {} ({} vs {}): {} {{{}}} | {}",
+                    report.number,
+                    names[seats[0]],
+                    names[seats[1]],
+                    result_text(report.outcome),
+                    report.reason,
+                    result.tally.score_line(&names[0], &names[1])
+                );
+                let _ = writer.flush();
+                result.games.push(report);
+                if let Some(sprt) = &config.sprt {
+                    if sprt.verdict(&result.tally) != SprtVerdict::Continue {
+                        halted.store(true, Ordering::Relaxed);
+                    }
+                }
+            });
+        }
+    });
+    let (writer, mut result) = shared
+        .into_inner()
+        .map_err(|_| "output lock poisoned".to_string())?;
+    let _ = writeln!(writer, "{}", result.tally.score_line(&names[0], &names[1]));
+    let _ = writeln!(writer, "{}", result.tally.elo_line());
+    if let Some(sprt) = &config.sprt {
+        let _ = writeln!(writer, "{}", sprt.line(&result.tally));
+        result.sprt = Some(sprt.verdict(&result.tally));
+    }
+    let forfeits = result.games.iter().filter(|game| game.forfeit).count();
+    if forfeits > 0 {
+        let _ = writeln!(
+            writer,
+            "Forfeits: {forfeits} games ended by a crash, hang or illegal turn (see above)"
+        );
+    }
+    let _ = writeln!(writer, "Finished match");
+    let _ = writer.flush();
+    Ok(result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn engine_settings_parse() {
+        let mut config =
+            EngineConfig::parse(&["name=A", "option.Player=greedy", "tc=10+0.1"]).unwrap();
+        assert_eq!(config.name.as_deref(), Some("A"));
+        assert_eq!(
+            config.options,
+            [("Player".to_string(), "greedy".to_string())]
+        );
+        assert_eq!(config.limits.clock, Some((10_000, 100)));
+        config.apply(&["option.player=mcts", "nodes=500"]).unwrap();
+        assert_eq!(config.options, [("player".to_string(), "mcts".to_string())]);
+        assert_eq!(config.limits.nodes, Some(500));
+        assert!(EngineConfig::parse(&["bogus"]).is_err());
+        assert!(EngineConfig::parse(&["colour=red"]).is_err());
+        assert!(EngineConfig::parse(&["nodes=many"]).is_err());
+        assert!(parse_time_control("abc").is_err());
+    }
+
+    #[test]
+    fn built_in_openings_are_valid_and_distinct() {
+        let openings = parse_openings(DEFAULT_OPENINGS, &Rules::STANDARD).unwrap();
+        assert!(openings.len() >= 50);
+        let mut seen = std::collections::HashSet::new();
+        for opening in &openings {
+            assert!(
+                seen.insert(opening.board.position.hash()),
+                "{}",
+                opening.text
+            );
+        }
+        let error = parse_openings("r1b3:g3:/y2b1::g3/b2:r1: 0\n", &Rules::STANDARD).unwrap_err();
+        assert!(error.contains("line 1"), "{error}");
+        let error = parse_openings("r1b3:g1:/y2b1::g3 0\n", &Rules::STANDARD).unwrap_err();
+        assert!(error.contains("not reachable"), "{error}");
+    }
+
+    #[test]
+    fn names_suit_records() {
+        assert_eq!(record_name("Supernova 0.1", "x"), "Supernova_0_1");
+        assert_eq!(record_name("Delos", "x"), "Delos_engine");
+        assert_eq!(record_name("()", "engine2"), "engine2");
+    }
+
+    #[test]
+    fn dates_look_like_dates() {
+        let date = today();
+        assert_eq!(date.len(), 10);
+        assert_eq!(&date[4..5], ".");
+    }
+}

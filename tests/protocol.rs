@@ -1,0 +1,481 @@
+//! The text protocol end to end, through the real binary: golden
+//! transcripts, junk input, and the promptness of `stop` and `isready`.
+//!
+//! Golden transcripts live in tests/golden: `NAME.in` holds the commands
+//! (lines starting with `#` are comments) and `NAME.out` the expected
+//! transcript, with times and speeds replaced by `T` and `N` and only the
+//! final `info` block of each search kept (progress lines depend on the
+//! clock). After an intended change, regenerate them with
+//! `SUPERNOVA_BLESS=1 cargo test --release --test protocol` and review the diff.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+use supernova::protocol::command::{self, Command as ProtocolCommand};
+use supernova::search::TUNABLES;
+
+/// How long any single reply may take before the test fails: generous,
+/// because this is a functional check, not a timing benchmark.
+const REPLY_LIMIT: Duration = Duration::from_secs(20);
+
+/// The engine as a child process with a line channel.
+struct Engine {
+    child: Child,
+    input: Option<ChildStdin>,
+    lines: Receiver<String>,
+}
+
+impl Engine {
+    fn start() -> Engine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_supernova"))
+            .arg("engine")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("the binary starts");
+        let stdout = child.stdout.take().unwrap();
+        let (sender, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Engine {
+            input: child.stdin.take(),
+            child,
+            lines,
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        let input = self.input.as_mut().expect("input open");
+        writeln!(input, "{line}").unwrap();
+        input.flush().unwrap();
+    }
+
+    fn send_bytes(&mut self, bytes: &[u8]) {
+        let input = self.input.as_mut().expect("input open");
+        input.write_all(bytes).unwrap();
+        input.flush().unwrap();
+    }
+
+    fn next_line(&self) -> String {
+        self.lines
+            .recv_timeout(REPLY_LIMIT)
+            .expect("the engine answers in time")
+    }
+
+    /// Lines up to and including the first that satisfies `last`.
+    fn read_until(&self, mut last: impl FnMut(&str) -> bool) -> Vec<String> {
+        let mut lines = Vec::new();
+        loop {
+            let line = self.next_line();
+            let done = last(&line);
+            lines.push(line);
+            if done {
+                return lines;
+            }
+        }
+    }
+
+    /// Everything until the engine closes its output.
+    fn read_to_end(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        while let Ok(line) = self.lines.recv_timeout(REPLY_LIMIT) {
+            lines.push(line);
+        }
+        lines
+    }
+
+    fn close_input(&mut self) {
+        self.input = None;
+    }
+
+    fn wait(&mut self) -> std::process::ExitStatus {
+        self.child.wait().unwrap()
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn golden_path(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name)
+}
+
+/// Replaces the number after `key` in an `info` line by `placeholder`.
+fn blank_number(line: &str, key: &str, placeholder: &str) -> String {
+    let mut words: Vec<String> = line.split(' ').map(str::to_string).collect();
+    for index in 0..words.len().saturating_sub(1) {
+        if words[index] == key {
+            words[index + 1] = placeholder.to_string();
+        }
+    }
+    words.join(" ")
+}
+
+/// Keeps only the last block of `info depth` lines (from its `multipv 1`
+/// line on) and blanks times and speeds; drops the tunables' option lines,
+/// which another test checks against the tunables table.
+fn normalise(lines: Vec<String>) -> Vec<String> {
+    let is_search_info = |line: &str| line.starts_with("info depth");
+    let last_block_start = lines
+        .iter()
+        .rposition(|line| is_search_info(line) && line.contains(" multipv 1 "));
+    lines
+        .into_iter()
+        .enumerate()
+        .filter(|(index, line)| {
+            !is_search_info(line) || last_block_start.is_some_and(|start| *index >= start)
+        })
+        .map(|(_, line)| line)
+        .filter(|line| !(line.starts_with("option name ") && line.contains(" type float ")))
+        .map(|line| blank_number(&blank_number(&line, "time", "T"), "nps", "N"))
+        .collect()
+}
+
+/// Runs a golden input and returns the normalised transcript.
+fn run_golden(name: &str) -> String {
+    let input = std::fs::read_to_string(golden_path(&format!("{name}.in"))).unwrap();
+    let mut engine = Engine::start();
+    let mut transcript = Vec::new();
+    for line in input.lines() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        transcript.push(format!("> {line}"));
+        engine.send(line);
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let replies = match words.first().copied() {
+            Some("go") => engine.read_until(|reply| {
+                reply.starts_with("bestmove") || reply.starts_with("info string error")
+            }),
+            Some("quit") => engine.read_to_end(),
+            _ => {
+                // Synchronise: everything the command printed comes before
+                // the answer to this extra isready.
+                engine.send("isready");
+                let expected = if line.trim() == "isready" { 2 } else { 1 };
+                let mut seen = 0;
+                let mut replies = engine.read_until(|reply| {
+                    if reply == "readyok" {
+                        seen += 1;
+                    }
+                    seen == expected
+                });
+                replies.pop();
+                replies
+            }
+        };
+        transcript.extend(
+            normalise(replies)
+                .into_iter()
+                .map(|reply| format!("< {reply}")),
+        );
+    }
+    assert!(engine.wait().success(), "the engine exits cleanly on quit");
+    transcript.join("\n") + "\n"
+}
+
+fn check_golden(name: &str) {
+    let actual = run_golden(name);
+    let expected_path = golden_path(&format!("{name}.out"));
+    if std::env::var_os("SUPERNOVA_BLESS").is_some() {
+        std::fs::write(&expected_path, &actual).unwrap();
+        eprintln!("blessed {}", expected_path.display());
+        return;
+    }
+    let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
+    if actual != expected {
+        let first_difference = actual
+            .lines()
+            .zip(expected.lines())
+            .enumerate()
+            .find(|(_, (actual, expected))| actual != expected)
+            .map(|(index, (actual, expected))| {
+                format!(
+                    "line {}:\n  expected: {expected}\n  actual:   {actual}",
+                    index + 1
+                )
+            })
+            .unwrap_or_else(|| "the transcripts differ in length".to_string());
+        panic!(
+            "golden transcript {name} differs at {first_difference}\n\
+             full transcript:\n{actual}\n\
+             If the change is intended: SUPERNOVA_BLESS=1 cargo test --release --test protocol"
+        );
+    }
+}
+
+#[test]
+fn golden_handshake_options_errors_and_extensions() {
+    check_golden("handshake");
+}
+
+#[test]
+fn golden_searches_results_and_players() {
+    check_golden("search");
+}
+
+#[test]
+fn hwi_lists_every_tunable_with_its_range() {
+    let mut engine = Engine::start();
+    engine.send("hwi");
+    let lines = engine.read_until(|line| line == "hwiok");
+    for spec in TUNABLES {
+        let expected = format!(
+            "option name {} type float default {} min {} max {}",
+            spec.name, spec.default, spec.min, spec.max
+        );
+        assert!(lines.contains(&expected), "missing: {expected}");
+    }
+    engine.send("quit");
+    assert!(engine.wait().success());
+}
+
+/// Junk lines, each of which the engine must reject with one error: random
+/// bytes, and commands with missing, extra or bad arguments.
+fn junk_lines(count: usize) -> Vec<Vec<u8>> {
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let templates: &[&str] = &[
+        "position",
+        "position startpos moves build.g1.Home0",
+        "position startpos moves home.r1.b3.g3 home.r1.b3.g3 home.r1.b3.g3",
+        "position startpos moves home.r1.b3",
+        "position startpos moves pass",
+        "position startpos junk",
+        "position pos",
+        "position pos -/- 2",
+        "position pos r1b3:g3:/y2b1::g3",
+        "position pos r1b3:g3:/y2b1::g3 0 moves sac.g3.Home0,sac.g3.Home0",
+        "position pos r1b3:g3:/y2b1::g3 0 moves move.g3.Home0.Nowhere",
+        "position pos r1r1r1r1:g3:/y2b1::g3 0",
+        "position pos Home0=r1b3:g3:/home0=y2b1::g3 0",
+        "position pos r1b3:g3:/y2b1::g3/b2:: 0",
+        "position pos é=r1b3:g3:/y2b1::g3 0",
+        "position kiwipete",
+        "go nodes",
+        "go nodes -1",
+        "go nodes 1e9",
+        "go movetime soon",
+        "go depth 3",
+        "go p1inc 10",
+        "go ponder",
+        "go infinite nodes",
+        "setoption",
+        "setoption Hash",
+        "setoption name",
+        "setoption name Hash value",
+        "setoption name Hash value 0",
+        "setoption name Hash value 99999999999999999999",
+        "setoption name Threads value 0",
+        "setoption name MultiPV value -3",
+        "setoption name Player value alphabeta",
+        "setoption name Rules value fide",
+        "setoption name Repetition value sometimes",
+        "setoption name cpuct value inf",
+        "setoption name cpuct value NaN",
+        "setoption name Seed value -1",
+        "setoption name Unknown Option value 3",
+        "hwi extra",
+        "isready now",
+        "newgame please",
+        "stop it",
+        "quit later",
+        "d d",
+        "eval 3",
+        "count all",
+        "turns -5",
+        "turns all 3",
+        "uci",
+        "ucinewgame",
+        "bestmove pass",
+        "\u{0}\u{0}\u{0}",
+        "info string hello",
+        "GO",
+        "Position startpos",
+    ];
+    (0..count)
+        .map(|_| {
+            let choice = next() % 4;
+            if choice == 0 {
+                // Random bytes without a newline; a leading letter so the
+                // line is never blank.
+                let length = 1 + (next() % 60) as usize;
+                let mut bytes = vec![b'z'];
+                bytes.extend((0..length).map(|_| {
+                    let byte = (next() % 256) as u8;
+                    if byte == b'\n' {
+                        b'?'
+                    } else {
+                        byte
+                    }
+                }));
+                bytes
+            } else {
+                let mut line = templates[(next() % templates.len() as u64) as usize]
+                    .as_bytes()
+                    .to_vec();
+                if choice == 2 {
+                    // Mangle one byte; keep the result only if the parser
+                    // rejects it (a mangled bad value could become a good one).
+                    let at = (next() as usize) % line.len();
+                    line[at] = (next() % 94 + 33) as u8;
+                    if command::parse(&String::from_utf8_lossy(&line)).is_ok() {
+                        line = b"mangled".to_vec();
+                    }
+                }
+                if choice == 3 {
+                    line.extend_from_slice(b"\r");
+                }
+                line
+            }
+        })
+        .filter(|line| {
+            // Keep only lines the parser rejects, or position/setoption
+            // lines whose content the engine rejects (checked below by
+            // counting one error per line).
+            match command::parse(&String::from_utf8_lossy(line)) {
+                Err(_) => true,
+                Ok(ProtocolCommand::Position { .. }) | Ok(ProtocolCommand::SetOption { .. }) => {
+                    true
+                }
+                Ok(_) => false,
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn junk_input_never_changes_the_state_or_kills_the_engine() {
+    let mut engine = Engine::start();
+    engine.send("position startpos moves home.r1.b3.g3 home.y2.b1.g3 build.g1.Home0");
+    engine.send("d");
+    engine.send("isready");
+    let before = engine.read_until(|line| line == "readyok");
+    let junk = junk_lines(4000);
+    assert!(junk.len() > 3000);
+    let mut all = Vec::new();
+    for line in &junk {
+        all.extend_from_slice(line);
+        all.push(b'\n');
+    }
+    // A very long line, and one over the 1 MiB limit.
+    all.extend_from_slice(&vec![b'x'; 100_000]);
+    all.push(b'\n');
+    all.extend_from_slice(&vec![b'p'; (1 << 20) + 10]);
+    all.push(b'\n');
+    engine.send_bytes(&all);
+    engine.send("d");
+    engine.send("isready");
+    let after = engine.read_until(|line| line == "readyok");
+    let errors = after
+        .iter()
+        .filter(|line| line.starts_with("info string error: "))
+        .count();
+    assert_eq!(errors, junk.len() + 2, "one error per junk line");
+    assert!(
+        !after.iter().any(|line| line.starts_with("bestmove")),
+        "no junk line started a search"
+    );
+    let board_after: Vec<&String> = after
+        .iter()
+        .filter(|line| !line.starts_with("info string error: "))
+        .collect();
+    let board_before: Vec<&String> = before.iter().collect();
+    assert_eq!(board_after, board_before, "the position is unchanged");
+    engine.send("quit");
+    assert!(engine.wait().success());
+}
+
+#[test]
+fn stop_ends_an_infinite_search_with_one_bestmove_and_isready_answers_during_it() {
+    let mut engine = Engine::start();
+    engine.send("position startpos moves home.r1.b3.g3 home.y2.b1.g3");
+    engine.send("go infinite");
+    engine.send("isready");
+    let early = engine.read_until(|line| line == "readyok");
+    assert!(
+        !early.iter().any(|line| line.starts_with("bestmove")),
+        "readyok came while the search ran"
+    );
+    std::thread::sleep(Duration::from_millis(100));
+    engine.send("go nodes 10");
+    let busy = engine.next_line();
+    assert!(
+        busy.starts_with("info string error: a search is already running"),
+        "{busy}"
+    );
+    let asked = Instant::now();
+    engine.send("stop");
+    let lines = engine.read_until(|line| line.starts_with("bestmove"));
+    let waited = asked.elapsed();
+    assert!(waited < REPLY_LIMIT);
+    let decision_at = lines.len() - 2;
+    assert!(lines[decision_at].starts_with("info string decision"));
+    assert!(
+        lines[decision_at - 1].starts_with("info depth"),
+        "{lines:?}"
+    );
+    engine.send("isready");
+    assert_eq!(engine.next_line(), "readyok", "exactly one bestmove");
+    engine.send("quit");
+    assert!(engine.wait().success());
+}
+
+#[test]
+fn end_of_input_stops_an_infinite_search_and_exits_cleanly() {
+    let mut engine = Engine::start();
+    engine.send("position startpos moves home.r1.b3.g3 home.y2.b1.g3");
+    engine.send("go infinite");
+    std::thread::sleep(Duration::from_millis(50));
+    engine.close_input();
+    let lines = engine.read_to_end();
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|line| line.starts_with("bestmove"))
+            .count(),
+        1,
+        "{lines:?}"
+    );
+    assert!(engine.wait().success());
+}
+
+#[test]
+fn the_default_command_runs_the_protocol() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_supernova"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"isready\nposition startpos\ngo nodes 10\n")
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(output.status.success());
+    assert!(text.starts_with("readyok\n"), "{text}");
+    assert_eq!(text.matches("bestmove home.").count(), 1, "{text}");
+}

@@ -1,0 +1,271 @@
+//! The command-line tools end to end: analyse (its SDG output appended to a
+//! record replays), annotate (exact blunders), play with piped input, and
+//! the README's quick start.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn supernova(arguments: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_supernova"))
+        .args(arguments)
+        .output()
+        .expect("the binary runs")
+}
+
+fn text(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn golden(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name)
+}
+
+fn scratch_file(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!(
+        "supernova-tools-test-{}-{name}",
+        std::process::id()
+    ))
+}
+
+/// The value after `label: ` on the first line that starts with it.
+fn field<'a>(out: &'a str, label: &str) -> &'a str {
+    out.lines()
+        .find_map(|line| line.strip_prefix(label))
+        .unwrap_or_else(|| panic!("no '{label}' line in:\n{out}"))
+}
+
+#[test]
+fn analysed_sdg_turns_append_to_the_game_and_replay() {
+    let record = golden("blunders.sdg");
+    let path = record.to_str().unwrap();
+    // Before turn 6 (Bob to move, threatened) and before turn 8 (after the last turn).
+    for (turn, mover) in [("6", "Bob"), ("8", "Bob")] {
+        let output = supernova(&[
+            "analyse",
+            "--game",
+            path,
+            "--turn",
+            turn,
+            "--nodes",
+            "500",
+            "--notation",
+            "sdg",
+        ]);
+        let out = text(&output);
+        assert!(output.status.success(), "{out}");
+        let best = field(&out, "best: ").to_string();
+        assert!(out.contains("principal variation:"), "{out}");
+        // Keep the record up to the analysed turn and append the engine's choice.
+        let original = std::fs::read_to_string(&record).unwrap();
+        let cut = original
+            .find(&format!("\n{turn}) "))
+            .map_or(original.len(), |index| index + 1);
+        let mut extended = original[..cut].trim_end().to_string();
+        extended.push_str(&format!("\n\n{turn}) {mover}: {best}\n"));
+        let extended_path = scratch_file(&format!("extended-{turn}.sdg"));
+        std::fs::write(&extended_path, &extended).unwrap();
+        let replay = supernova(&["replay", extended_path.to_str().unwrap()]);
+        let replayed = text(&replay);
+        assert!(replay.status.success(), "{extended}\n{replayed}");
+        assert!(
+            replayed.contains("replayed 1 games: 1 legal, 0 illegal"),
+            "{replayed}"
+        );
+        let _ = std::fs::remove_file(extended_path);
+    }
+}
+
+#[test]
+fn analyse_reports_candidates_in_every_notation() {
+    let output = supernova(&[
+        "analyse",
+        "r1b3:g3y1:/y2b2::g3 0",
+        "--nodes",
+        "3000",
+        "--multipv",
+        "3",
+        "--notation",
+        "token",
+    ]);
+    let out = text(&output);
+    assert!(output.status.success(), "{out}");
+    assert!(field(&out, "best: ").contains('.'), "a token: {out}");
+    assert!(out.contains("win probability"), "{out}");
+    assert!(out.contains("candidates:\n  1. "), "{out}");
+    assert!(out.contains("\n  3. "), "{out}");
+    // Reproducible with one thread and a node limit.
+    let again = supernova(&[
+        "analyse",
+        "r1b3:g3y1:/y2b2::g3 0",
+        "--nodes",
+        "3000",
+        "--multipv",
+        "3",
+        "--notation",
+        "token",
+    ]);
+    let strip_speed = |text: &str| -> String {
+        text.lines()
+            .filter(|line| !line.starts_with("nodes "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(strip_speed(&out), strip_speed(&text(&again)));
+    let bad = supernova(&["analyse", "r1b3:g3:/y2b1::q3 0"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("q3"));
+}
+
+#[test]
+fn annotate_finds_exactly_the_two_blunders() {
+    let output = supernova(&[
+        "annotate",
+        golden("blunders.sdg").to_str().unwrap(),
+        "--nodes",
+        "300",
+    ]);
+    let out = text(&output);
+    assert!(output.status.success(), "{out}");
+    let turn_six = out
+        .lines()
+        .position(|line| line.starts_with("6) Bob: Pass"))
+        .unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(
+        lines[turn_six + 1].contains("?? blunder: walks into an immediate loss"),
+        "{out}"
+    );
+    assert!(lines[turn_six + 1].ends_with("Attack B3 Bob"), "{out}");
+    let turn_seven = out
+        .lines()
+        .position(|line| line.starts_with("7) Alice: Pass"))
+        .unwrap();
+    assert!(
+        lines[turn_seven + 1].contains("?? blunder: throws away a win"),
+        "{out}"
+    );
+    assert!(
+        lines[turn_seven].contains("engine prefers: Attack B3 Bob"),
+        "{out}"
+    );
+    assert!(out.ends_with("blunders: 2 (Alice: 1, Bob: 1)\n"), "{out}");
+}
+
+fn play_session(arguments: &[&str], input: &str) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_supernova"))
+        .arg("play")
+        .args(arguments)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success());
+    text(&output)
+}
+
+#[test]
+fn play_works_with_piped_input() {
+    let out = play_session(
+        &["--nodes", "300"],
+        "help\nhomeworld r1 b3 g3\nbuild g9 Home0\nfly y1 Home0 Home1\nturns 3\nhint\neval\nbuild g1 Home0\nundo\nboard\nclaim\n",
+    );
+    assert!(out.contains("You play: Homeworld R1 B3 G3"), "{out}");
+    assert!(out.contains("Supernova plays: Homeworld "), "{out}");
+    assert!(out.contains("error: 'g9': expected a piece"), "{out}");
+    assert!(out.contains("error: 'fly': expected one of"), "{out}");
+    assert!(
+        out.contains("Actions you can start your turn with (or 'pass'): build g1 Home0"),
+        "{out}"
+    );
+    assert!(out.contains("distinct legal turns (3 shown)"), "{out}");
+    assert!(out.contains("hint: "), "{out}");
+    assert!(out.contains("static evaluation for you: value"), "{out}");
+    assert!(out.contains("You play: Build G1 Home0"), "{out}");
+    assert!(out.contains("Undone."), "{out}");
+    assert!(
+        out.contains("error: no draw by repetition can be claimed now"),
+        "{out}"
+    );
+    assert!(
+        out.trim_end()
+            .ends_with("End of input: the game is left unfinished."),
+        "{out}"
+    );
+    // After undo, the board is back to the position after the setup turns.
+    let after_undo = &out[out.rfind("Undone.").unwrap()..];
+    assert!(after_undo.contains("player 0: g3   "), "{after_undo}");
+}
+
+#[test]
+fn play_as_second_player_lets_the_engine_start_and_ends_on_quit() {
+    let out = play_session(&["--side", "1", "--player", "random"], "quit\n");
+    let engine_turn = out
+        .find("Supernova plays: Homeworld")
+        .expect("the engine creates first");
+    let prompt = out
+        .find("your turn (player 1)>")
+        .expect("then the person is asked");
+    assert!(engine_turn < prompt, "{out}");
+    assert!(out.trim_end().ends_with("You leave the game."), "{out}");
+}
+
+/// The shell lines of README.md's "Quick start" code block.
+fn quick_start_commands(readme: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(readme).unwrap();
+    let section = &text[text.find("## Quick start").expect("a Quick start section")..];
+    let block = section.split("```").nth(1).expect("a code block");
+    block
+        .lines()
+        .skip(1)
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn the_readme_quick_start_works() {
+    let commands =
+        quick_start_commands(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("README.md"));
+    assert_eq!(commands.len(), 2, "{commands:?}");
+    let binary = PathBuf::from(env!("CARGO_BIN_EXE_supernova"));
+    let directory = binary.parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        directory.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut outputs = Vec::new();
+    for command in &commands {
+        let output = Command::new("sh")
+            .arg("-c")
+            .arg(command)
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{command}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        outputs.push(text(&output));
+    }
+    let last = outputs[0].lines().last().unwrap_or("");
+    assert!(last.starts_with("bestmove "), "{}", outputs[0]);
+    assert!(
+        outputs[1].contains("Score of mcts vs greedy: "),
+        "{}",
+        outputs[1]
+    );
+    assert!(outputs[1].contains("Elo difference: "), "{}", outputs[1]);
+}
