@@ -694,7 +694,10 @@ pub fn format_turn(board: &Board, rules: &Rules, actions: &[Action], style: Styl
         parts.push(format_action(&working, action, style));
         match action {
             Action::Sacrifice { ship, .. } => sacrifice_left = ship.size(),
-            _ if action.power().is_some() && sacrifice_left > 0 => sacrifice_left -= 1,
+            // A colour action or an explicit pass uses one sacrifice action.
+            _ if (action.power().is_some() || action == Action::Pass) && sacrifice_left > 0 => {
+                sacrifice_left -= 1
+            }
             _ => {}
         }
         if working.apply(rules, action, None).is_err() {
@@ -774,6 +777,20 @@ mod tests {
         assert_eq!(again.position, played.position);
         let sdg = format_turn(&board, &rules, &turn.actions, Style::Sdg);
         assert_eq!(sdg, "Sacrifice Y2 X; Discover G3 A Y2 Delos; Move Y1 X A");
+        // Unused sacrifice actions are padded with passes, counting explicit ones.
+        let sacrifice = [Action::Sacrifice {
+            system: 2,
+            ship: Piece::parse("y2").unwrap(),
+        }];
+        assert_eq!(
+            format_turn(&board, &rules, &sacrifice, Style::Sdg),
+            "Sacrifice Y2 X; Pass; Pass"
+        );
+        let with_pass = [sacrifice[0], Action::Pass];
+        assert_eq!(
+            format_turn(&board, &rules, &with_pass, Style::Sdg),
+            "Sacrifice Y2 X; Pass; Pass"
+        );
     }
 
     #[test]
