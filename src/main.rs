@@ -109,7 +109,8 @@ enum Command {
     /// variation and the top alternatives.
     Analyse {
         /// The position: HWPN (`startpos` for the empty start) or homeworlds-cli
-        /// state text. Not with --game.
+        /// state text. Not with --game. Defaults to benchmark position B, a
+        /// middle game.
         #[arg(allow_hyphen_values = true, conflicts_with = "game")]
         position: Option<String>,
         /// Side to move, for homeworlds-cli state text (which has none).
@@ -316,6 +317,10 @@ fn show(rules: &Rules, game: &Path, turn: u32) -> Result<(), Failure> {
 const BENCHMARK_A: &str =
     "Player1=y1b3:r1:/Player2=b3:y2y3g1b3:r2g2/Beta=b1:g1:/Alpha=b1:r1:/Delta=b2:g1:/Gamma=b2:r1: 0";
 
+/// Benchmark position B of the reference engine: a middle game with 33,332
+/// turns under `cli`, the default subject of `analyse`.
+const BENCHMARK_B: &str = "Sam=y1b3:r1g3:/Dave=r2y1::g1b3/Fritz=b2:y3g1:/Delos=b3:r1:/Lebling=g2:r1y1b2:/Minsky=g2:r2:/Licklider=g2:r2:/Kotok=g3:r3:/Shrdlu=r3::b1/Frotz=r3::g1b1 0";
+
 /// Reads a position given as HWPN or as homeworlds-cli state text.
 fn read_position(text: &str, side: u8) -> Result<Board, String> {
     let side = Player::from_index(side as usize)
@@ -444,7 +449,7 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
                         .map_err(|error| format!("{}: {error}", game.display()))?
                 }
                 _ => {
-                    let text = position.as_deref().unwrap_or("startpos");
+                    let text = position.as_deref().unwrap_or(BENCHMARK_B);
                     Subject::position(read_position(text, side)?)
                 }
             };
