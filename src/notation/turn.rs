@@ -617,6 +617,17 @@ pub enum Style {
 
 /// Writes one action as it reads on `board` (the board before the action).
 pub fn format_action(board: &Board, action: Action, style: Style) -> String {
+    format_named_action(board, action, None, style)
+}
+
+/// [`format_action`], naming a discovered system `discovered` instead of by
+/// the default rule, for turns whose author chose the name.
+pub fn format_named_action(
+    board: &Board,
+    action: Action,
+    discovered: Option<&str>,
+    style: Style,
+) -> String {
     let name = |slot| board.name(slot).to_string();
     let p = |piece: Piece| match style {
         Style::Sdg => piece.to_string().to_ascii_uppercase(),
@@ -637,7 +648,8 @@ pub fn format_action(board: &Board, action: Action, style: Style) -> String {
         Action::Trade { system, from, to } => vec!["trade".into(), p(from), p(to), name(system)],
         Action::Move { from, to, ship } => vec!["move".into(), p(ship), name(from), name(to)],
         Action::Discover { from, ship, star } => {
-            let new_name = board.names.next_default(&board.position);
+            let new_name = discovered
+                .map_or_else(|| board.names.next_default(&board.position), str::to_string);
             vec!["discover".into(), p(ship), name(from), p(star), new_name]
         }
         Action::Capture { system, ship } => vec!["capture".into(), p(ship), name(system)],
@@ -687,11 +699,25 @@ pub fn format_action(board: &Board, action: Action, style: Style) -> String {
 /// Writes a whole turn played from `board`. In the SDG style a sacrifice is
 /// padded with one `Pass` per unused action, as SDG records require.
 pub fn format_turn(board: &Board, rules: &Rules, actions: &[Action], style: Style) -> String {
+    format_named_turn(board, rules, actions, &[], style)
+}
+
+/// [`format_turn`] for a turn whose discoveries were named by its author:
+/// `names[i]` is the name of the system action `i` discovered (missing or
+/// `None`: the default name).
+pub fn format_named_turn(
+    board: &Board,
+    rules: &Rules,
+    actions: &[Action],
+    names: &[Option<String>],
+    style: Style,
+) -> String {
     let mut working = board.clone();
     let mut parts = Vec::with_capacity(actions.len() + 3);
     let mut sacrifice_left = 0u8;
-    for &action in actions {
-        parts.push(format_action(&working, action, style));
+    for (index, &action) in actions.iter().enumerate() {
+        let name = names.get(index).and_then(|name| name.as_deref());
+        parts.push(format_named_action(&working, action, name, style));
         match action {
             Action::Sacrifice { ship, .. } => sacrifice_left = ship.size(),
             // A colour action or an explicit pass uses one sacrifice action.
@@ -700,7 +726,7 @@ pub fn format_turn(board: &Board, rules: &Rules, actions: &[Action], style: Styl
             }
             _ => {}
         }
-        if working.apply(rules, action, None).is_err() {
+        if working.apply(rules, action, name).is_err() {
             working.position.apply_unchecked(rules, action);
             working.names.sync(&working.position);
         }

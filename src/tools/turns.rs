@@ -8,7 +8,9 @@
 //! this module plays a turn from text while recording each discovery's name,
 //! and writes it back (in any style) with those names.
 
-use crate::notation::turn::{format_action, parse_turn, resolve, Style, TurnError};
+use crate::notation::turn::{
+    format_action, format_named_turn, parse_turn, resolve, Style, TurnError,
+};
 use crate::notation::Board;
 use crate::rules::{Action, Outcome, Rules, TurnState};
 
@@ -73,42 +75,7 @@ impl NamedTurn {
     /// the recorded discovery names. In the SDG style an unfinished
     /// sacrifice is padded with `Pass`, as SDG records require.
     pub fn format(&self, board: &Board, rules: &Rules, style: Style) -> String {
-        let mut working = board.clone();
-        let mut parts = Vec::with_capacity(self.actions.len() + 3);
-        let mut sacrifice_left = 0u8;
-        for (index, &action) in self.actions.iter().enumerate() {
-            let name = self.names[index].as_deref();
-            let mut text = format_action(&working, action, style);
-            if let (Action::Discover { .. }, Some(name)) = (action, name) {
-                let separator = if style == Style::Token { '.' } else { ' ' };
-                if let Some(cut) = text.rfind(separator) {
-                    text.truncate(cut + 1);
-                    text.push_str(name);
-                }
-            }
-            parts.push(text);
-            match action {
-                Action::Sacrifice { ship, .. } => sacrifice_left = ship.size(),
-                _ if action.power().is_some() && sacrifice_left > 0 => sacrifice_left -= 1,
-                _ => {}
-            }
-            if working.apply(rules, action, name).is_err() {
-                working.position.apply_unchecked(rules, action);
-                working.names.sync(&working.position);
-            }
-        }
-        if style == Style::Sdg {
-            for _ in 0..sacrifice_left {
-                parts.push("Pass".into());
-            }
-        }
-        if parts.is_empty() {
-            return if style == Style::Sdg { "Pass" } else { "pass" }.to_string();
-        }
-        match style {
-            Style::Token => parts.join(","),
-            _ => parts.join("; "),
-        }
+        format_named_turn(board, rules, &self.actions, &self.names, style)
     }
 }
 
