@@ -419,8 +419,10 @@ fn two_threads_respect_the_node_limit_and_play_legally() {
             },
             4_000,
         );
+        // Threads add their counts in batches of 16, so the limit may be
+        // passed by at most a batch per thread.
         assert!(
-            result.info.iterations <= 4_000 + 2,
+            result.info.iterations <= 4_000 + 2 * 16,
             "{}",
             result.info.iterations
         );
