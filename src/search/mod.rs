@@ -25,6 +25,14 @@
 //! from run to run for the same options, seed and sequence of searches. With
 //! more threads, results vary from run to run.
 //!
+//! # Options for the protocol layer
+//! Everything a user may want to set is in [`SearchOptions`]: threads,
+//! `hash_mb`, seed, multi-PV, the player (`mcts`, `greedy`, `random`), the
+//! rules profile, and every evaluation and search parameter as a
+//! [`Tunables`] table. [`TUNABLES`] lists each parameter with its name,
+//! default, range and purpose, and [`Tunables::set`] sets one by name with a
+//! range check, so each can be exposed as an engine option as is.
+//!
 //! # Tree reuse and memory
 //! The tree persists between searches: when the next position is found in
 //! the tree (normally two turns below the last root), its subtree becomes the
