@@ -489,14 +489,10 @@ impl Searcher {
         let mut sorted_history = history.to_vec();
         sorted_history.sort_unstable();
         let root_turn = self.prepare_root(position, filter.is_some());
-        let Some(root) = self.worker.ensure_root(
-            &self.tree,
-            &rules,
-            &tunables,
-            position,
-            root_turn,
-            &sorted_history,
-        ) else {
+        let Some(root) = self
+            .worker
+            .ensure_root(&self.tree, &rules, &tunables, position, root_turn)
+        else {
             let choice = players::greedy(position, &rules, &tunables, &mut self.solver);
             return simple_result(choice.actions, choice.value, choice.decision, start);
         };
@@ -802,7 +798,7 @@ mod tests {
         let tree = Tree::with_megabytes(4);
         let mut worker = Worker::default();
         let root = worker
-            .ensure_root(&tree, &rules, &tunables, &position, 0, &[])
+            .ensure_root(&tree, &rules, &tunables, &position, 0)
             .unwrap();
         let stop = AtomicBool::new(false);
         let shared = Shared {
