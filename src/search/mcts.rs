@@ -235,10 +235,14 @@ impl Worker {
         tunables: &Tunables,
         position: &Position,
         turn: u32,
-        history: &[u64],
     ) -> Option<u32> {
         let key = node_key(position, turn);
         if let Some(node) = tree.lookup(key) {
+            // A reused node may have been a repetition on the old path; as
+            // the root it is simply the current position.
+            tree.node(node)
+                .flags
+                .fetch_and(!FLAG_REPETITION, Ordering::Relaxed);
             return Some(node);
         }
         let mover = position.side_to_move().index();
@@ -250,7 +254,6 @@ impl Worker {
             })
             .unwrap_or(false);
         let value = eval::value(position, tunables, threat);
-        let _ = history;
         let node = tree.allocate_node()?;
         write_node(
             tree.node(node),

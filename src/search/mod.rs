@@ -25,6 +25,14 @@
 //! from run to run for the same options, seed and sequence of searches. With
 //! more threads, results vary from run to run.
 //!
+//! # Options for the protocol layer
+//! Everything a user may want to set is in [`SearchOptions`]: threads,
+//! `hash_mb`, seed, multi-PV, the player (`mcts`, `greedy`, `random`), the
+//! rules profile, and every evaluation and search parameter as a
+//! [`Tunables`] table. [`TUNABLES`] lists each parameter with its name,
+//! default, range and purpose, and [`Tunables::set`] sets one by name with a
+//! range check, so each can be exposed as an engine option as is.
+//!
 //! # Tree reuse and memory
 //! The tree persists between searches: when the next position is found in
 //! the tree (normally two turns below the last root), its subtree becomes the
@@ -144,7 +152,9 @@ pub struct Clock {
 /// search); with none at all, or `infinite`, only the stop flag does.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SearchLimits {
-    /// Iterations (playouts) to run in this search.
+    /// Iterations (playouts) to run in this search: exact with one thread;
+    /// with more, threads count in batches of 16, so the search may run up to
+    /// 16 iterations per thread past it.
     pub nodes: Option<u64>,
     /// Time for this turn.
     pub movetime: Option<Duration>,
@@ -428,51 +438,61 @@ impl Searcher {
             result.info.proof = Some(Proof::Win);
             return result;
         }
-        // 2. In check: only turns after which the opponent cannot win are searched.
+        // 2. In check: only turns after which the opponent cannot win are
+        // searched. Listing them can take a while in big positions, so under
+        // a time limit it gets a third of the soft limit; if it does not
+        // finish, the search runs unrestricted and its choice is verified
+        // below (with an exhaustive fallback), so the guarantee still holds.
         let in_check = self.solver.threatened(position, &rules);
+        let plan = time::plan(
+            limits,
+            position.side_to_move(),
+            history.len() / 2,
+            &tunables,
+        );
         let mut safe_turns = None;
         let mut filter = None;
         if in_check {
-            let analysis = SafeTurns::new(position, &rules, &tunables, &mut self.solver);
-            if analysis.safe.is_empty() {
-                if let Some(&draw) = analysis.draws.first() {
+            let deadline = plan.soft.map(|soft| start + soft / 3);
+            if let Some(analysis) =
+                SafeTurns::new_until(position, &rules, &tunables, &mut self.solver, deadline)
+            {
+                if analysis.safe.is_empty() {
+                    if let Some(&draw) = analysis.draws.first() {
+                        let mut result = simple_result(
+                            analysis.list.actions(draw).to_vec(),
+                            0.0,
+                            Decision::ForcedDraw,
+                            start,
+                        );
+                        result.info.in_check = true;
+                        return result;
+                    }
+                } else if analysis.safe.len() == 1 {
+                    let index = analysis.safe[0];
+                    let score = analysis.list.entries[index].score;
                     let mut result = simple_result(
-                        analysis.list.actions(draw).to_vec(),
-                        0.0,
-                        Decision::ForcedDraw,
+                        analysis.list.actions(index).to_vec(),
+                        score,
+                        Decision::OnlySafeTurn,
                         start,
                     );
                     result.info.in_check = true;
                     return result;
+                } else {
+                    filter = Some(analysis.filter(position, &rules));
                 }
-            } else if analysis.safe.len() == 1 {
-                let index = analysis.safe[0];
-                let score = analysis.list.entries[index].score;
-                let mut result = simple_result(
-                    analysis.list.actions(index).to_vec(),
-                    score,
-                    Decision::OnlySafeTurn,
-                    start,
-                );
-                result.info.in_check = true;
-                return result;
-            } else {
-                filter = Some(analysis.filter(position, &rules));
+                safe_turns = Some(analysis);
             }
-            safe_turns = Some(analysis);
         }
         // 3. The tree: reuse what matches, else start afresh.
         let mut sorted_history = history.to_vec();
         sorted_history.sort_unstable();
         let root_turn = self.prepare_root(position, filter.is_some());
-        let Some(root) = self.worker.ensure_root(
-            &self.tree,
-            &rules,
-            &tunables,
-            position,
-            root_turn,
-            &sorted_history,
-        ) else {
+        let Some(root) = self
+            .worker
+            .ensure_root(&self.tree, &rules, &tunables, position, root_turn)
+        else {
             let choice = players::greedy(position, &rules, &tunables, &mut self.solver);
             return simple_result(choice.actions, choice.value, choice.decision, start);
         };
@@ -482,12 +502,6 @@ impl Searcher {
         } else {
             limits.nodes.unwrap_or(u64::MAX)
         };
-        let plan = time::plan(
-            limits,
-            position.side_to_move(),
-            sorted_history.len() / 2,
-            &tunables,
-        );
         let shared = Shared {
             tree: &self.tree,
             rules,
@@ -784,7 +798,7 @@ mod tests {
         let tree = Tree::with_megabytes(4);
         let mut worker = Worker::default();
         let root = worker
-            .ensure_root(&tree, &rules, &tunables, &position, 0, &[])
+            .ensure_root(&tree, &rules, &tunables, &position, 0)
             .unwrap();
         let stop = AtomicBool::new(false);
         let shared = Shared {

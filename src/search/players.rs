@@ -14,7 +14,11 @@ use super::mcts::turn_score;
 use super::solver::Solver;
 use super::tunables::Tunables;
 use super::{Decision, PlayerKind};
-use crate::rules::{Action, Colour, Outcome, Position, Rules, TurnEnumerator, TurnState};
+use std::time::Instant;
+
+use crate::rules::{
+    Action, Colour, HashSet64, Outcome, Position, Rules, TurnEnumerator, TurnState,
+};
 
 /// One whole turn in a [`TurnList`].
 #[derive(Clone, Copy, Debug)]
@@ -39,19 +43,31 @@ pub(crate) struct TurnList {
 impl TurnList {
     /// Lists and scores every distinct turn.
     pub fn new(position: &Position, rules: &Rules, tunables: &Tunables) -> TurnList {
+        TurnList::new_until(position, rules, tunables, None).unwrap_or_default()
+    }
+
+    /// Lists and scores every distinct turn, or gives up (`None`) at the
+    /// deadline: a position can have hundreds of thousands of turns.
+    pub fn new_until(
+        position: &Position,
+        rules: &Rules,
+        tunables: &Tunables,
+        deadline: Option<Instant>,
+    ) -> Option<TurnList> {
         let mover = position.side_to_move();
         let mut list = TurnList::default();
-        TurnEnumerator::default().for_each_turn(position, rules, |actions, result, outcome| {
-            list.entries.push(TurnEntry {
-                start: list.actions.len() as u32,
-                length: actions.len() as u32,
-                result: *result,
-                outcome,
-                score: turn_score(result, outcome, mover, tunables),
+        let completed =
+            for_each_turn_until(position, rules, deadline, |actions, result, outcome| {
+                list.entries.push(TurnEntry {
+                    start: list.actions.len() as u32,
+                    length: actions.len() as u32,
+                    result: *result,
+                    outcome,
+                    score: turn_score(result, outcome, mover, tunables),
+                });
+                list.actions.extend_from_slice(actions);
             });
-            list.actions.extend_from_slice(actions);
-        });
-        list
+        completed.then_some(list)
     }
 
     /// The actions of entry `index`.
@@ -88,12 +104,27 @@ impl SafeTurns {
         tunables: &Tunables,
         solver: &mut Solver,
     ) -> SafeTurns {
-        let list = TurnList::new(position, rules, tunables);
+        SafeTurns::new_until(position, rules, tunables, solver, None)
+            .expect("without a deadline the classification completes")
+    }
+
+    /// [`SafeTurns::new`], or `None` if the deadline passes first.
+    pub fn new_until(
+        position: &Position,
+        rules: &Rules,
+        tunables: &Tunables,
+        solver: &mut Solver,
+        deadline: Option<Instant>,
+    ) -> Option<SafeTurns> {
+        let list = TurnList::new_until(position, rules, tunables, deadline)?;
         let mover = position.side_to_move();
         let mut safe = Vec::new();
         let mut wins = Vec::new();
         let mut draws = Vec::new();
-        for index in list.by_score() {
+        for (count, index) in list.by_score().into_iter().enumerate() {
+            if count % 256 == 255 && deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+                return None;
+            }
             let entry = &list.entries[index];
             match entry.outcome {
                 Outcome::Win(winner) if winner == mover => wins.push(index),
@@ -106,12 +137,12 @@ impl SafeTurns {
                 }
             }
         }
-        SafeTurns {
+        Some(SafeTurns {
             list,
             safe,
             wins,
             draws,
-        }
+        })
     }
 
     /// Sorted hashes of every position on the safe turns (after each action
@@ -130,6 +161,70 @@ impl SafeTurns {
         hashes.dedup();
         hashes
     }
+}
+
+/// Calls `visit` once per distinct legal turn, like the rules core's
+/// `TurnEnumerator` (depth-first over single actions, with mid-turn states
+/// and results deduplicated by hash), but stops at `deadline`. Returns
+/// whether the listing is complete.
+pub(crate) fn for_each_turn_until(
+    position: &Position,
+    rules: &Rules,
+    deadline: Option<Instant>,
+    mut visit: impl FnMut(&[Action], &Position, Outcome),
+) -> bool {
+    struct Walk<'a, F> {
+        rules: &'a Rules,
+        deadline: Option<Instant>,
+        states: HashSet64,
+        results: HashSet64,
+        path: Vec<Action>,
+        steps: u64,
+        visit: F,
+    }
+    impl<F: FnMut(&[Action], &Position, Outcome)> Walk<'_, F> {
+        fn explore(&mut self, position: &Position) -> bool {
+            let mut ended = *position;
+            if let Ok(outcome) = ended.end_turn(self.rules) {
+                if self.results.insert(ended.hash()) {
+                    (self.visit)(&self.path, &ended, outcome);
+                }
+            }
+            let mut actions = Vec::new();
+            position.for_each_action(self.rules, |action| actions.push(action));
+            for action in actions {
+                let mut next = *position;
+                next.apply_unchecked(self.rules, action);
+                if !self.states.insert(next.hash()) {
+                    continue;
+                }
+                self.steps += 1;
+                if self.steps % 1024 == 0
+                    && self
+                        .deadline
+                        .is_some_and(|deadline| Instant::now() >= deadline)
+                {
+                    return false;
+                }
+                self.path.push(action);
+                if !self.explore(&next) {
+                    return false;
+                }
+                self.path.pop();
+            }
+            true
+        }
+    }
+    let mut walk = Walk {
+        rules,
+        deadline,
+        states: HashSet64::default(),
+        results: HashSet64::default(),
+        path: Vec::new(),
+        steps: 0,
+        visit: &mut visit,
+    };
+    walk.explore(position)
 }
 
 /// What a simple player chose.

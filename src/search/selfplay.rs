@@ -11,6 +11,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
@@ -18,7 +19,7 @@ use rand::SeedableRng;
 use rayon::prelude::*;
 
 use super::players::{book_score, setup_actions};
-use super::{Decision, SearchLimits, SearchOptions, Searcher};
+use super::{Decision, PlayerKind, SearchLimits, SearchOptions, Searcher};
 use crate::rules::{Action, Outcome, Player, Position, Rules};
 
 /// One side of a match.
@@ -30,6 +31,56 @@ pub struct MatchPlayer {
     pub options: SearchOptions,
     /// Limits for each of its turns.
     pub limits: SearchLimits,
+}
+
+impl MatchPlayer {
+    /// Parses a player description such as `mcts:ms=100`,
+    /// `mcts:nodes=2000:cpuct=2.0` or `greedy`: a player kind, then
+    /// `key=value` settings separated by `:`. Keys: `nodes`, `ms` (time per
+    /// turn), `threads`, `hash` (MB), `seed`, or any tunable's name.
+    ///
+    /// # Errors
+    /// Names the setting that is not understood.
+    pub fn parse(text: &str) -> Result<MatchPlayer, String> {
+        let mut parts = text.split(':');
+        let kind: PlayerKind = parts.next().unwrap_or_default().parse()?;
+        let mut options = SearchOptions {
+            player: kind,
+            ..SearchOptions::default()
+        };
+        let mut limits = SearchLimits::nodes(1_000);
+        for part in parts {
+            let (key, value) = part
+                .split_once('=')
+                .ok_or_else(|| format!("'{part}' in '{text}': expected key=value"))?;
+            let number = |value: &str| -> Result<u64, String> {
+                value
+                    .parse()
+                    .map_err(|_| format!("'{part}' in '{text}': expected a whole number"))
+            };
+            match key {
+                "nodes" => limits = SearchLimits::nodes(number(value)?),
+                "ms" => limits = SearchLimits::movetime(Duration::from_millis(number(value)?)),
+                "threads" => options.threads = number(value)? as usize,
+                "hash" => options.hash_mb = number(value)? as usize,
+                "seed" => options.seed = number(value)?,
+                _ => {
+                    let value: f32 = value
+                        .parse()
+                        .map_err(|_| format!("'{part}' in '{text}': expected a number"))?;
+                    options
+                        .tunables
+                        .set(key, value)
+                        .map_err(|error| format!("'{part}' in '{text}': {error}"))?;
+                }
+            }
+        }
+        Ok(MatchPlayer {
+            name: text.to_string(),
+            options,
+            limits,
+        })
+    }
 }
 
 /// How games are run and adjudicated.
@@ -320,6 +371,25 @@ pub fn run_match(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn player_descriptions_parse() {
+        let player = MatchPlayer::parse("mcts:ms=100:cpuct=2").unwrap();
+        assert_eq!(player.options.player, PlayerKind::Mcts);
+        assert_eq!(player.limits.movetime, Some(Duration::from_millis(100)));
+        assert_eq!(player.options.tunables.get("cpuct"), Some(2.0));
+        assert_eq!(
+            MatchPlayer::parse("greedy").unwrap().options.player,
+            PlayerKind::Greedy
+        );
+        assert!(MatchPlayer::parse("mcts:cpuct")
+            .unwrap_err()
+            .contains("key=value"));
+        assert!(MatchPlayer::parse("mcts:speed=3")
+            .unwrap_err()
+            .contains("speed"));
+        assert!(MatchPlayer::parse("alphazero").is_err());
+    }
 
     #[test]
     fn elo_of_an_even_score_is_zero() {
