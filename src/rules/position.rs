@@ -507,6 +507,15 @@ impl Patch {
         TurnState::decode(self.meta >> META_TURN_SHIFT)
     }
 
+    /// Whether the action removes `player`'s homeworld. A removed home never
+    /// comes back (rules.md R9.4), so its owner can no longer be alive at the
+    /// end of the turn.
+    pub fn destroys_home(&self, player: Player) -> bool {
+        self.writes()
+            .iter()
+            .any(|&(slot, word)| slot as usize == player.index() && word >> 48 == 0)
+    }
+
     /// The overpopulated colours the action leaves in the systems it rewrites.
     pub fn overpopulated_colours(&self) -> u8 {
         self.writes().iter().fold(0, |mask, &(_, word)| {

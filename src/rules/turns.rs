@@ -9,7 +9,7 @@
 //! of thousands of results fast, and it cannot lose a turn.
 
 use super::position::{Action, Outcome, Position, TurnState};
-use super::profile::Rules;
+use super::profile::{Rules, SelfElimination};
 
 /// A complete turn: its actions in order and where it leads.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -217,6 +217,13 @@ impl Walk<'_> {
         for index in first..last {
             let action = self.actions[index];
             let patch = position.patch(self.rules, action);
+            if self.rules.self_elimination == SelfElimination::Illegal
+                && !position.in_setup()
+                && patch.destroys_home(position.side_to_move())
+            {
+                // Every completion would be a forbidden self-elimination.
+                continue;
+            }
             let hash = position.patched_hash(&patch);
             // After the core only catastrophes remain, and only where a
             // system is overpopulated.
