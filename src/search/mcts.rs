@@ -615,6 +615,12 @@ impl Worker {
             let mut best = None;
             let mut best_score = f32::NEG_INFINITY;
             let mut considered = 0;
+            // The children are scattered over the arena: ask for all of them
+            // at once so that their cache misses overlap.
+            let window = count.min(allowed.saturating_add(4));
+            for offset in 0..window {
+                tree.prefetch_node(tree.edge(first + offset).child.load(Ordering::Relaxed));
+            }
             for offset in 0..count {
                 let index = first + offset;
                 let edge = tree.edge(index);
