@@ -1,19 +1,11 @@
 //! `supernova match` end to end: broken engines lose with the right reason,
 //! and a short real match writes transcripts that `supernova replay` accepts.
 
+mod common;
+
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
-fn supernova(arguments: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_supernova"))
-        .args(arguments)
-        .output()
-        .expect("the binary runs")
-}
-
-fn text(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
+use common::{supernova, text};
 
 /// A fresh scratch directory for one test.
 fn scratch(name: &str) -> PathBuf {

@@ -2,20 +2,13 @@
 //! record replays), annotate (exact blunders), play with piped input, and
 //! the README's quick start.
 
+mod common;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
-fn supernova(arguments: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_supernova"))
-        .args(arguments)
-        .output()
-        .expect("the binary runs")
-}
-
-fn text(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
+use common::{supernova, text};
 
 fn golden(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -731,16 +731,9 @@ impl Position {
     /// The contents of a slot (an empty [`System`] for an unused slot).
     #[inline]
     pub fn system(&self, slot: Slot) -> System {
-        let index = slot as usize;
-        let base = 3 * index;
-        let bits = self.ships[base] as u64
-            | (self.ships[base + 1] as u64) << 16
-            | (self.ships[base + 2] as u64) << 32;
-        let nibbles = if index < HOME_SLOTS {
-            (self.home_stars >> (8 * index)) as u64 & 0xFF
-        } else {
-            (self.other_stars >> (4 * (index - HOME_SLOTS))) & 0xF
-        };
+        let word = self.stored_word(slot);
+        let bits = word & 0xFFFF_FFFF_FFFF;
+        let nibbles = word >> 48;
         let mut stars = PieceSet::EMPTY;
         for nibble in [nibbles & 0xF, nibbles >> 4] {
             if nibble != 0 {

@@ -24,3 +24,16 @@ pub fn shared(relative: &str, test: &str) -> Option<PathBuf> {
 pub fn binary() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_supernova"))
 }
+
+/// Runs the binary with `arguments` and waits for it.
+pub fn supernova(arguments: &[&str]) -> std::process::Output {
+    std::process::Command::new(binary())
+        .args(arguments)
+        .output()
+        .expect("the binary runs")
+}
+
+/// A command's standard output as text.
+pub fn text(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
