@@ -138,7 +138,7 @@ fn assert_action_round_trips(board: &Board, rules: &Rules, action: Action) -> Bo
         let parsed = parse_turn(&text).unwrap_or_else(|error| panic!("{text}: {error}"));
         assert_eq!(parsed.len(), 1, "{text}");
         let (resolved, name) =
-            resolve(board, rules, &parsed[0]).unwrap_or_else(|error| panic!("{text}: {error}"));
+            resolve(board, &parsed[0]).unwrap_or_else(|error| panic!("{text}: {error}"));
         assert_eq!(resolved, action, "{text}");
         let mut again = board.clone();
         again.apply(rules, resolved, name.as_deref()).unwrap();

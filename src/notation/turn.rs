@@ -441,11 +441,7 @@ impl From<ParseError> for TurnError {
 ///
 /// # Errors
 /// An unknown name, a discovery name already in use, or an illegal action.
-pub fn resolve(
-    board: &Board,
-    rules: &Rules,
-    text: &ActionText,
-) -> Result<(Action, Option<String>), ParseError> {
+pub fn resolve(board: &Board, text: &ActionText) -> Result<(Action, Option<String>), ParseError> {
     let slot = |name: &str| board.slot(name);
     let action = match text {
         ActionText::Homeworld {
@@ -485,7 +481,6 @@ pub fn resolve(
                     ));
                 }
             }
-            let _ = rules;
             return Ok((
                 Action::Discover {
                     from: slot(from)?,
@@ -552,11 +547,10 @@ impl Board {
         let mut working = self.clone();
         let mut actions = Vec::with_capacity(texts.len());
         for (index, text) in texts.iter().enumerate() {
-            let (action, name) =
-                resolve(&working, rules, text).map_err(|error| TurnError::Name {
-                    index: index + 1,
-                    error,
-                })?;
+            let (action, name) = resolve(&working, text).map_err(|error| TurnError::Name {
+                index: index + 1,
+                error,
+            })?;
             // A pass inside a sacrifice with nothing left is harmless padding.
             if action == Action::Pass
                 && working.position.turn_state() == TurnState::Done

@@ -8,6 +8,8 @@
 //! visit is cut. That memo is what keeps yellow-sacrifice positions with tens
 //! of thousands of results fast, and it cannot lose a turn.
 
+use std::time::Instant;
+
 use super::position::{Action, Outcome, Position, TurnState};
 use super::profile::{Rules, SelfElimination};
 
@@ -134,7 +136,7 @@ impl TurnEnumerator {
         self.results.clear();
         self.rejected.clear();
         let mut visit = |_: &[Action], _: &Position, _: Outcome| {};
-        self.run(position, rules, &mut visit);
+        self.run(position, rules, None, &mut visit);
         self.results.len()
     }
 
@@ -144,23 +146,40 @@ impl TurnEnumerator {
         &mut self,
         position: &Position,
         rules: &Rules,
-        mut visit: impl FnMut(&[Action], &Position, Outcome),
+        visit: impl FnMut(&[Action], &Position, Outcome),
     ) {
+        self.for_each_turn_until(position, rules, None, visit);
+    }
+
+    /// [`TurnEnumerator::for_each_turn`] that gives up at `deadline`, because
+    /// a position can have hundreds of thousands of turns and a searcher on
+    /// the clock cannot always wait. Returns whether the listing is complete.
+    pub fn for_each_turn_until(
+        &mut self,
+        position: &Position,
+        rules: &Rules,
+        deadline: Option<Instant>,
+        mut visit: impl FnMut(&[Action], &Position, Outcome),
+    ) -> bool {
         self.states.clear();
         self.results.clear();
         self.rejected.clear();
-        self.run(position, rules, &mut visit);
+        self.run(position, rules, deadline, &mut visit)
     }
 
     fn run(
         &mut self,
         position: &Position,
         rules: &Rules,
+        deadline: Option<Instant>,
         visit: &mut impl FnMut(&[Action], &Position, Outcome),
-    ) {
+    ) -> bool {
         self.actions.clear();
         let mut walk = Walk {
             rules,
+            deadline,
+            expanded: 0,
+            stopped: false,
             states: &mut self.states,
             results: &mut self.results,
             rejected: &mut self.rejected,
@@ -168,12 +187,17 @@ impl TurnEnumerator {
             path: Vec::with_capacity(16),
         };
         walk.explore(position, visit);
+        !walk.stopped
     }
 }
 
 /// The state of one depth-first enumeration.
 struct Walk<'a> {
     rules: &'a Rules,
+    /// When to give up, checked every 1,024 expanded states.
+    deadline: Option<Instant>,
+    expanded: u64,
+    stopped: bool,
     states: &'a mut HashSet64,
     results: &'a mut HashSet64,
     rejected: &'a mut HashSet64,
@@ -215,6 +239,9 @@ impl Walk<'_> {
         let overpopulated_here = position.has_overpopulation();
         let last = self.actions.len();
         for index in first..last {
+            if self.stopped {
+                break;
+            }
             let action = self.actions[index];
             let patch = position.patch(self.rules, action);
             if self.rules.self_elimination == SelfElimination::Illegal
@@ -250,6 +277,15 @@ impl Walk<'_> {
                 continue;
             }
             if self.states.insert(hash) {
+                self.expanded += 1;
+                if self.expanded % 1024 == 0
+                    && self
+                        .deadline
+                        .is_some_and(|deadline| Instant::now() >= deadline)
+                {
+                    self.stopped = true;
+                    break;
+                }
                 let mut next = *position;
                 next.apply_patch(&patch);
                 self.path.push(action);

@@ -197,6 +197,20 @@ enum Creation {
 }
 
 impl Worker {
+    /// The heuristic value of a leaf for its mover, knowing whether the
+    /// opponent would win at once if the mover passed (a bounded solver call,
+    /// so one leaf never stalls the search).
+    fn leaf_value(&mut self, position: &Position, rules: &Rules, tunables: &Tunables) -> f32 {
+        let threat = passed(position, rules)
+            .map(|after| {
+                self.solver
+                    .can_win_limited(&after, rules, TREE_SOLVER_LIMIT)
+                    == Some(true)
+            })
+            .unwrap_or(false);
+        eval::value(position, tunables, threat)
+    }
+
     /// Starts a search's statistics afresh.
     pub fn max_depth_reset(&mut self) {
         self.pending_iterations = 0;
@@ -246,14 +260,7 @@ impl Worker {
             return Some(node);
         }
         let mover = position.side_to_move().index();
-        let threat = passed(position, rules)
-            .map(|after| {
-                self.solver
-                    .can_win_limited(&after, rules, TREE_SOLVER_LIMIT)
-                    == Some(true)
-            })
-            .unwrap_or(false);
-        let value = eval::value(position, tunables, threat);
+        let value = self.leaf_value(position, rules, tunables);
         let node = tree.allocate_node()?;
         write_node(
             tree.node(node),
@@ -429,14 +436,7 @@ impl Worker {
                 {
                     proof = PROVEN_WIN;
                 } else {
-                    let threat = passed(position, rules)
-                        .map(|after| {
-                            self.solver
-                                .can_win_limited(&after, rules, TREE_SOLVER_LIMIT)
-                                == Some(true)
-                        })
-                        .unwrap_or(false);
-                    value = eval::value(position, shared.tunables, threat);
+                    value = self.leaf_value(position, rules, shared.tunables);
                 }
             } else {
                 let mut ended = *position;

@@ -16,9 +16,7 @@ use super::tunables::Tunables;
 use super::{Decision, PlayerKind};
 use std::time::Instant;
 
-use crate::rules::{
-    Action, Colour, HashSet64, Outcome, Position, Rules, TurnEnumerator, TurnState,
-};
+use crate::rules::{Action, Colour, Outcome, Position, Rules, TurnEnumerator, TurnState};
 
 /// One whole turn in a [`TurnList`].
 #[derive(Clone, Copy, Debug)]
@@ -56,8 +54,11 @@ impl TurnList {
     ) -> Option<TurnList> {
         let mover = position.side_to_move();
         let mut list = TurnList::default();
-        let completed =
-            for_each_turn_until(position, rules, deadline, |actions, result, outcome| {
+        let completed = TurnEnumerator::default().for_each_turn_until(
+            position,
+            rules,
+            deadline,
+            |actions, result, outcome| {
                 list.entries.push(TurnEntry {
                     start: list.actions.len() as u32,
                     length: actions.len() as u32,
@@ -66,7 +67,8 @@ impl TurnList {
                     score: turn_score(result, outcome, mover, tunables),
                 });
                 list.actions.extend_from_slice(actions);
-            });
+            },
+        );
         completed.then_some(list)
     }
 
@@ -161,70 +163,6 @@ impl SafeTurns {
         hashes.dedup();
         hashes
     }
-}
-
-/// Calls `visit` once per distinct legal turn, like the rules core's
-/// `TurnEnumerator` (depth-first over single actions, with mid-turn states
-/// and results deduplicated by hash), but stops at `deadline`. Returns
-/// whether the listing is complete.
-pub(crate) fn for_each_turn_until(
-    position: &Position,
-    rules: &Rules,
-    deadline: Option<Instant>,
-    mut visit: impl FnMut(&[Action], &Position, Outcome),
-) -> bool {
-    struct Walk<'a, F> {
-        rules: &'a Rules,
-        deadline: Option<Instant>,
-        states: HashSet64,
-        results: HashSet64,
-        path: Vec<Action>,
-        steps: u64,
-        visit: F,
-    }
-    impl<F: FnMut(&[Action], &Position, Outcome)> Walk<'_, F> {
-        fn explore(&mut self, position: &Position) -> bool {
-            let mut ended = *position;
-            if let Ok(outcome) = ended.end_turn(self.rules) {
-                if self.results.insert(ended.hash()) {
-                    (self.visit)(&self.path, &ended, outcome);
-                }
-            }
-            let mut actions = Vec::new();
-            position.for_each_action(self.rules, |action| actions.push(action));
-            for action in actions {
-                let mut next = *position;
-                next.apply_unchecked(self.rules, action);
-                if !self.states.insert(next.hash()) {
-                    continue;
-                }
-                self.steps += 1;
-                if self.steps % 1024 == 0
-                    && self
-                        .deadline
-                        .is_some_and(|deadline| Instant::now() >= deadline)
-                {
-                    return false;
-                }
-                self.path.push(action);
-                if !self.explore(&next) {
-                    return false;
-                }
-                self.path.pop();
-            }
-            true
-        }
-    }
-    let mut walk = Walk {
-        rules,
-        deadline,
-        states: HashSet64::default(),
-        results: HashSet64::default(),
-        path: Vec::new(),
-        steps: 0,
-        visit: &mut visit,
-    };
-    walk.explore(position)
 }
 
 /// What a simple player chose.

@@ -103,11 +103,10 @@ pub fn play_text(board: &mut Board, rules: &Rules, text: &str) -> Result<NamedTu
     let mut actions = Vec::with_capacity(texts.len());
     let mut names = Vec::with_capacity(texts.len());
     for (index, action_text) in texts.iter().enumerate() {
-        let (action, name) =
-            resolve(&working, rules, action_text).map_err(|error| TurnError::Name {
-                index: index + 1,
-                error,
-            })?;
+        let (action, name) = resolve(&working, action_text).map_err(|error| TurnError::Name {
+            index: index + 1,
+            error,
+        })?;
         // A pass inside a sacrifice with nothing left is harmless padding.
         if action == Action::Pass && working.position.turn_state() == TurnState::Done && index > 0 {
             continue;
