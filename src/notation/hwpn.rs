@@ -10,6 +10,10 @@
 //! position in the middle of a turn (start, done, or inside a sacrifice of
 //! that colour with n actions left). Any system may carry a name, `Name=body`.
 //!
+//! In setup, player 0 normally creates first (`-/- 0`, `H/- 1`, `H/H 0`); after
+//! a setup pass (`Rules::setup_pass`, the `sdg` profile) player 1 may create
+//! first, in their own slot: `-/- 1`, `-/H 0`, `H/H 1`. Both orders parse.
+//!
 //! The canonical form sorts pieces r<y<g<b then by size, and non-home systems
 //! by their text; [`write`] prints it and [`parse`] accepts any order.
 
@@ -286,6 +290,21 @@ mod tests {
         assert!(error.expected.contains("three"), "{error}");
         assert!(parse("").is_err());
         assert!(parse("r1b3:g3:/y2b1::g3 0 turn=q9").is_err());
+    }
+
+    #[test]
+    fn setups_after_a_setup_pass_are_positions() {
+        // Either player may create first (after a setup pass, under `sdg`),
+        // and a pass in progress is Done with no homeworld.
+        for text in ["-/- 1", "-/r1b3::g3 0", "-/- 0 turn=d", "-/r1b3::g3 1 turn=d"] {
+            assert_eq!(write(&parse(text).unwrap().position, None), text);
+        }
+        // A player who has created cannot be starting a setup turn, and one
+        // who has not cannot be done after the other has created.
+        for text in ["r1b3:g3:/- 0", "-/r1b3::g3 1", "r1b3:g3:/- 1 turn=d", "-/- 0 turn=g1"] {
+            let error = parse(text).unwrap_err();
+            assert!(error.expected.contains("setup"), "{text}: {error}");
+        }
     }
 
     #[test]

@@ -35,7 +35,8 @@ const TITLE_PREFIX: &str = "Homeworlds Online (SDG# ";
 pub struct Participant {
     /// The player's name as the header prints it.
     pub name: String,
-    /// The seat letter: `N` (creates first), `S`, and `E`/`W` in bigger games.
+    /// The seat letter: `N` (player 0, who takes the first turn), `S`, and
+    /// `E`/`W` in bigger games.
     pub seat: char,
 }
 
@@ -86,7 +87,8 @@ impl Header {
     }
 
     /// The name of a player of a two-player game: North is player 0, who
-    /// creates first; South is player 1.
+    /// takes the first turn (and creates first unless that turn is a setup
+    /// pass, `Rules::setup_pass`); South is player 1.
     pub fn player_name(&self, player: Player) -> Option<&str> {
         self.seat_name(match player {
             Player::First => 'N',
