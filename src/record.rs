@@ -10,6 +10,7 @@
 
 use std::fmt;
 
+use crate::notation::error::excerpt;
 use crate::notation::sdg::{parse_record, Header, RecordTurn};
 use crate::notation::turn::{ActionText, TurnError};
 use crate::notation::{Board, ParseError};
@@ -38,6 +39,10 @@ pub struct ReplayedTurn {
     /// The turn's actions, resolved against `board` (SDG's padding passes
     /// inside a sacrifice are dropped when nothing is left to pass).
     pub actions: Vec<Action>,
+    /// For each action, the name the record gave the system it discovered,
+    /// if it is a discovery (see [`crate::notation::turn::NamedTurn`]): print
+    /// the turn with `format_named_turn` to show the record's names.
+    pub names: Vec<Option<String>>,
     /// The site's turn number.
     pub number: u32,
     /// Who played the turn.
@@ -99,6 +104,10 @@ pub struct IllegalTurn {
     pub text: String,
     /// Exactly why it is rejected.
     pub reason: ReplayError,
+    /// Whether the `sdg` rules accept this turn where the replay's rules do
+    /// not: the record is then most likely from SuperDuperGames, which
+    /// allowed more than the standard rules, and the message says so.
+    pub sdg_accepts: bool,
 }
 
 impl fmt::Display for IllegalTurn {
@@ -106,8 +115,17 @@ impl fmt::Display for IllegalTurn {
         write!(
             formatter,
             "illegal turn {} \"{}\": {}",
-            self.number, self.text, self.reason
-        )
+            self.number,
+            excerpt(&self.text),
+            self.reason
+        )?;
+        if self.sdg_accepts {
+            write!(
+                formatter,
+                " (SuperDuperGames allowed this: replay with the sdg rules, --rules sdg)"
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -285,6 +303,7 @@ impl GameRecord {
                 number: turn.number,
                 text: turn.text(),
                 reason,
+                sdg_accepts: false,
             };
             if outcome != Outcome::Ongoing {
                 return Walk {
@@ -336,17 +355,26 @@ impl GameRecord {
                     turns.push(ReplayedTurn {
                         board: before,
                         actions: played.actions,
+                        names: played.names,
                         number: turn.number,
                         mover,
                         outcome,
                     });
                 }
                 Err(error) => {
+                    let sdg_accepts = *rules != Rules::SDG
+                        && board
+                            .clone()
+                            .play_action_texts(&Rules::SDG, &texts, describe)
+                            .is_ok();
                     return Walk {
                         turns,
                         board,
                         outcome,
-                        illegal: Some(illegal(ReplayError::Turn(error))),
+                        illegal: Some(IllegalTurn {
+                            sdg_accepts,
+                            ..illegal(ReplayError::Turn(error))
+                        }),
                     };
                 }
             }

@@ -290,7 +290,10 @@ fn a_setup_pass_lets_the_other_player_create_and_move_first() {
     let walk = record.walk(&rules);
     assert!(walk.illegal.is_none(), "{:?}", walk.illegal);
     let movers: Vec<Player> = walk.turns.iter().map(|turn| turn.mover).collect();
-    assert_eq!(movers[..4], [Player::First, Player::Second, Player::First, Player::Second]);
+    assert_eq!(
+        movers[..4],
+        [Player::First, Player::Second, Player::First, Player::Second]
+    );
     // Seats do not change: Bob (player 1) creates first, in home slot 1.
     assert_eq!(hwpn::write_board(&walk.turns[1].board), "-/- 1");
     assert_eq!(hwpn::write_board(&walk.turns[2].board), "-/Bob=y3b3::g3 0");
@@ -786,5 +789,67 @@ fn show_prints_the_position_before_a_turn() {
             String::from_utf8(output.stdout).unwrap(),
             "ts52=g2b1:r1y2y3b2:/TwoShort=y3b1::g1g3/Bluestar=b2::r1y1y1/Garden=g3:b1:g1g2b2/Endor=g3:y1y2b3:/Monkeywrench=y3::g1g2 1\n"
         );
+    }
+}
+
+/// `annotate` prints each played turn with the names the record gave its
+/// discoveries, not the default names (issue 7 §7: game 1008's `Clampett`
+/// was printed as `Delos`).
+#[test]
+fn annotate_prints_the_records_discovery_names() {
+    let record = with_turn(5, "Discover R3 Alice B3 Vega");
+    let path = temporary_file("sdg-annotate-names.raw", &record.to_sdg());
+    let output = supernova(&[
+        "annotate",
+        path.to_str().unwrap(),
+        "--rules",
+        "sdg",
+        "--nodes",
+        "50",
+    ]);
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        stdout
+            .lines()
+            .any(|line| line.starts_with("5) Alice: Discover R3 Alice B3 Vega  [")),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("Delos"), "{stdout}");
+}
+
+/// A record that breaks the default (standard) rules only where
+/// SuperDuperGames allowed more says so, and suggests `--rules sdg`
+/// (issue 7 §7: game 632's small starting ship).
+#[test]
+fn records_that_need_the_sdg_rules_say_so() {
+    let good = temporary_file("sdg-needs-rules.raw", SHORT_GAME);
+    let good = good.to_str().unwrap();
+    for arguments in [
+        &["analyse", "--game", good, "--turn", "5", "--nodes", "50"][..],
+        &["show", "--game", good, "--turn", "5"],
+    ] {
+        let output = supernova(arguments);
+        assert_eq!(output.status.code(), Some(2));
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(
+            stderr.contains("starting ship must be Large") && stderr.contains("--rules sdg"),
+            "{arguments:?}: {stderr}"
+        );
+    }
+    let output = supernova(&["replay", good]);
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.contains("--rules sdg"), "{stdout}");
+    // A turn that no rules accept suggests nothing.
+    let broken = temporary_file(
+        "sdg-needs-nothing.raw",
+        &SHORT_GAME
+            .replace("Hom B3 Y3 G1 *", "Hom B3 Y3 G3")
+            .replace("3) Alice: B R1! alice", "3) Alice: B R2 alice"),
+    );
+    for rules in ["standard", "sdg"] {
+        let output = supernova(&["replay", "--rules", rules, broken.to_str().unwrap()]);
+        let stdout = String::from_utf8(output.stdout).unwrap();
+        assert!(stdout.contains("illegal turn 3"), "{stdout}");
+        assert!(!stdout.contains("--rules"), "{stdout}");
     }
 }

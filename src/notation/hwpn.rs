@@ -296,12 +296,22 @@ mod tests {
     fn setups_after_a_setup_pass_are_positions() {
         // Either player may create first (after a setup pass, under `sdg`),
         // and a pass in progress is Done with no homeworld.
-        for text in ["-/- 1", "-/r1b3::g3 0", "-/- 0 turn=d", "-/r1b3::g3 1 turn=d"] {
+        for text in [
+            "-/- 1",
+            "-/r1b3::g3 0",
+            "-/- 0 turn=d",
+            "-/r1b3::g3 1 turn=d",
+        ] {
             assert_eq!(write(&parse(text).unwrap().position, None), text);
         }
         // A player who has created cannot be starting a setup turn, and one
         // who has not cannot be done after the other has created.
-        for text in ["r1b3:g3:/- 0", "-/r1b3::g3 1", "r1b3:g3:/- 1 turn=d", "-/- 0 turn=g1"] {
+        for text in [
+            "r1b3:g3:/- 0",
+            "-/r1b3::g3 1",
+            "r1b3:g3:/- 1 turn=d",
+            "-/- 0 turn=g1",
+        ] {
             let error = parse(text).unwrap_err();
             assert!(error.expected.contains("setup"), "{text}: {error}");
         }
