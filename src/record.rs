@@ -75,7 +75,9 @@ impl fmt::Display for ReplayError {
             ReplayError::Turn(error) => write!(formatter, "{error}"),
             ReplayError::WrongMover { expected, found } => write!(
                 formatter,
-                "the record has {found} moving, but it is {expected}'s turn"
+                "the record has {} moving, but it is {}'s turn",
+                excerpt(found),
+                excerpt(expected)
             ),
             ReplayError::GameOver(outcome) => {
                 let result = match outcome {
@@ -196,8 +198,9 @@ impl fmt::Display for GameReport {
         match &self.verdict {
             Verdict::Win { player, name } => write!(
                 formatter,
-                "player {} ({name}) wins on the board",
-                player.index()
+                "player {} ({}) wins on the board",
+                player.index(),
+                excerpt(name)
             )?,
             Verdict::Draw => write!(formatter, "draw on the board")?,
             Verdict::Unfinished => write!(formatter, "unfinished")?,
@@ -207,7 +210,7 @@ impl fmt::Display for GameReport {
         write!(
             formatter,
             " (record: Winner {})",
-            self.record_winner.as_deref().unwrap_or("none")
+            excerpt(self.record_winner.as_deref().unwrap_or("none"))
         )
     }
 }
@@ -279,7 +282,7 @@ impl GameRecord {
                     .iter()
                     .any(|harmless| harmless.eq_ignore_ascii_case(variant))
             })
-            .map(|variant| format!("variant \"{variant}\" changes the rules"))
+            .map(|variant| format!("variant \"{}\" changes the rules", excerpt(variant)))
     }
 
     /// Plays the turns in order from the empty map, each on the board left by

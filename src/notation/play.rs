@@ -208,7 +208,7 @@ impl Board {
     /// use supernova::notation::{hwpn, turn::Style};
     /// use supernova::rules::{Outcome, Rules};
     ///
-    /// let mut board = hwpn::parse("r1y3:g3:/y2b1::g3 0").unwrap();
+    /// let mut board = hwpn::parse("r1y3:y1g3:/y2b1::g3 0").unwrap();
     /// let before = board.clone();
     /// let turn = board.play_turn_text(&Rules::STANDARD, "disc.g3.Home0.y2.Vega").unwrap();
     /// assert_eq!(turn.outcome, Outcome::Ongoing);

@@ -188,17 +188,29 @@ fn verb(word: &str) -> Option<&'static str> {
     })
 }
 
+/// The most words one action takes: `move SHIP from A to B (STAR)` has
+/// seven, and an SDG homeworld line may end with a `*` confirmation.
+pub const MAX_ACTION_WORDS: usize = 8;
+
 /// Parses one action from its words (already split on whitespace or `.`).
+/// The work is bounded by [`MAX_ACTION_WORDS`], whatever the input.
 ///
 /// # Errors
-/// Names the offending word and the expected form.
+/// Names the offending word and the expected form; more than
+/// [`MAX_ACTION_WORDS`] words is an error.
 pub fn parse_words(words: &[&str], strictness: Strictness) -> Result<ActionText, ParseError> {
-    let text = words.join(" ");
+    let mut text = words[..words.len().min(MAX_ACTION_WORDS)].join(" ");
+    if words.len() > MAX_ACTION_WORDS {
+        text.push_str(" ...");
+    }
     let Some((&first, rest)) = words.split_first() else {
         return Err(usage("", &text));
     };
     let verb = verb(first).ok_or_else(|| usage("", first))?;
     let bad = || usage(verb, &text);
+    if words.len() > MAX_ACTION_WORDS {
+        return Err(bad());
+    }
     let args: Vec<&str> = rest.to_vec();
     Ok(match verb {
         "pass" => {
@@ -349,15 +361,37 @@ pub fn parse_words(words: &[&str], strictness: Strictness) -> Result<ActionText,
 
 /// Parses one action written with spaces (SDG or CLI phrasing).
 ///
+/// ```
+/// use supernova::notation::turn::{parse_action, ActionText, Strictness};
+/// use supernova::rules::Piece;
+///
+/// let build = ActionText::Build { piece: Piece::parse("g1").unwrap(), system: "Home0".into() };
+/// assert_eq!(parse_action("build g1 at Home0", Strictness::Strict).unwrap(), build);
+/// assert_eq!(parse_action("B G1! Home0", Strictness::Lenient).unwrap(), build);
+/// assert!(parse_action("build g1", Strictness::Lenient).is_err());
+/// ```
+///
 /// # Errors
 /// Names the offending word and the expected form.
 pub fn parse_action(text: &str, strictness: Strictness) -> Result<ActionText, ParseError> {
-    let words: Vec<&str> = text.split_whitespace().collect();
+    let words: Vec<&str> = text.split_whitespace().take(MAX_ACTION_WORDS + 1).collect();
     parse_words(&words, strictness)
 }
 
 /// Parses a whole turn: a protocol token (no spaces, actions joined by `,`),
 /// or readable text with actions separated by `;` or new lines.
+///
+/// ```
+/// use supernova::notation::turn::{parse_turn, ActionText};
+///
+/// let token = parse_turn("sac.y3.Home0,move.g1.Delos.Home1").unwrap();
+/// let sdg = parse_turn("Sacrifice Y3 Home0; Move G1 Delos Home1").unwrap();
+/// let cli = parse_turn("sacrifice y3 at Home0; move g1 from Delos to Home1").unwrap();
+/// assert_eq!(token, sdg);
+/// assert_eq!(token, cli);
+/// assert_eq!(parse_turn("pass").unwrap(), [ActionText::Pass]);
+/// assert!(parse_turn("fly.g1.Home0").is_err());
+/// ```
 ///
 /// # Errors
 /// Names the offending action and the expected form.
@@ -482,6 +516,20 @@ pub fn format_named_action(
 
 /// Writes a whole turn played from `board`. In the SDG style a sacrifice is
 /// padded with one `Pass` per unused action, as SDG records require.
+///
+/// ```
+/// use supernova::notation::hwpn;
+/// use supernova::notation::turn::{format_turn, Style};
+/// use supernova::rules::Rules;
+///
+/// let board = hwpn::parse("r1b3:g3y2:/y2b2::g3 0").unwrap();
+/// let mut after = board.clone();
+/// let turn = after.play_turn_text(&Rules::STANDARD, "sac.y2.Home0,move.g3.Home0.Home1").unwrap();
+/// let write = |style| format_turn(&board, &Rules::STANDARD, &turn.actions, style);
+/// assert_eq!(write(Style::Token), "sac.y2.Home0,move.g3.Home0.Home1");
+/// assert_eq!(write(Style::Readable), "sacrifice y2 Home0; move g3 Home0 Home1");
+/// assert_eq!(write(Style::Sdg), "Sacrifice Y2 Home0; Move G3 Home0 Home1; Pass");
+/// ```
 pub fn format_turn(board: &Board, rules: &Rules, actions: &[Action], style: Style) -> String {
     format_named_turn(board, rules, actions, &[], style)
 }
