@@ -365,7 +365,7 @@ impl GameRecord {
                     });
                 }
                 Err(error) => {
-                    let sdg_accepts = *rules != Rules::SDG
+                    let sdg_accepts = rules.name != Rules::SDG.name
                         && board
                             .clone()
                             .play_action_texts(&Rules::SDG, &texts, describe)

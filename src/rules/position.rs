@@ -1451,7 +1451,7 @@ impl fmt::Display for SetupError {
                 SLOT_COUNT - HOME_SLOTS
             ),
             SetupError::SetupOrder => formatter.write_str(
-                "homeworlds and side to move disagree: in setup the player to move has not created a homeworld yet",
+                "homeworlds, side to move and turn state disagree: in setup the player to move is the one creating a homeworld",
             ),
         }
     }
