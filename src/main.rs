@@ -257,9 +257,9 @@ impl SearchArguments {
 
 /// Reads and parses one record file.
 fn read_record(path: &Path) -> Result<GameRecord, String> {
-    let bytes =
-        std::fs::read(path).map_err(|error| format!("{}: cannot read: {error}", path.display()))?;
-    let text = String::from_utf8_lossy(&bytes);
+    let text = std::fs::File::open(path)
+        .and_then(supernova::notation::sdg::read_record_text)
+        .map_err(|error| format!("{}: cannot read: {error}", path.display()))?;
     GameRecord::parse_sdg(&text).map_err(|error| format!("{}: {error}", path.display()))
 }
 

@@ -10,6 +10,7 @@
 
 use std::fmt;
 
+use crate::notation::error::excerpt;
 use crate::notation::sdg::{parse_record, Header, RecordTurn};
 use crate::notation::turn::{ActionText, TurnError};
 use crate::notation::{Board, ParseError};
@@ -38,6 +39,10 @@ pub struct ReplayedTurn {
     /// The turn's actions, resolved against `board` (SDG's padding passes
     /// inside a sacrifice are dropped when nothing is left to pass).
     pub actions: Vec<Action>,
+    /// For each action, the name the record gave the system it discovered,
+    /// if it is a discovery (see [`crate::notation::turn::NamedTurn`]): print
+    /// the turn with `format_named_turn` to show the record's names.
+    pub names: Vec<Option<String>>,
     /// The site's turn number.
     pub number: u32,
     /// Who played the turn.
@@ -70,7 +75,9 @@ impl fmt::Display for ReplayError {
             ReplayError::Turn(error) => write!(formatter, "{error}"),
             ReplayError::WrongMover { expected, found } => write!(
                 formatter,
-                "the record has {found} moving, but it is {expected}'s turn"
+                "the record has {} moving, but it is {}'s turn",
+                excerpt(found),
+                excerpt(expected)
             ),
             ReplayError::GameOver(outcome) => {
                 let result = match outcome {
@@ -99,6 +106,10 @@ pub struct IllegalTurn {
     pub text: String,
     /// Exactly why it is rejected.
     pub reason: ReplayError,
+    /// Whether the `sdg` rules accept this turn where the replay's rules do
+    /// not: the record is then most likely from SuperDuperGames, which
+    /// allowed more than the standard rules, and the message says so.
+    pub sdg_accepts: bool,
 }
 
 impl fmt::Display for IllegalTurn {
@@ -106,8 +117,17 @@ impl fmt::Display for IllegalTurn {
         write!(
             formatter,
             "illegal turn {} \"{}\": {}",
-            self.number, self.text, self.reason
-        )
+            self.number,
+            excerpt(&self.text),
+            self.reason
+        )?;
+        if self.sdg_accepts {
+            write!(
+                formatter,
+                " (SuperDuperGames allowed this: replay with the sdg rules, --rules sdg)"
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -178,8 +198,9 @@ impl fmt::Display for GameReport {
         match &self.verdict {
             Verdict::Win { player, name } => write!(
                 formatter,
-                "player {} ({name}) wins on the board",
-                player.index()
+                "player {} ({}) wins on the board",
+                player.index(),
+                excerpt(name)
             )?,
             Verdict::Draw => write!(formatter, "draw on the board")?,
             Verdict::Unfinished => write!(formatter, "unfinished")?,
@@ -189,7 +210,7 @@ impl fmt::Display for GameReport {
         write!(
             formatter,
             " (record: Winner {})",
-            self.record_winner.as_deref().unwrap_or("none")
+            excerpt(self.record_winner.as_deref().unwrap_or("none"))
         )
     }
 }
@@ -261,7 +282,7 @@ impl GameRecord {
                     .iter()
                     .any(|harmless| harmless.eq_ignore_ascii_case(variant))
             })
-            .map(|variant| format!("variant \"{variant}\" changes the rules"))
+            .map(|variant| format!("variant \"{}\" changes the rules", excerpt(variant)))
     }
 
     /// Plays the turns in order from the empty map, each on the board left by
@@ -285,6 +306,7 @@ impl GameRecord {
                 number: turn.number,
                 text: turn.text(),
                 reason,
+                sdg_accepts: false,
             };
             if outcome != Outcome::Ongoing {
                 return Walk {
@@ -336,17 +358,26 @@ impl GameRecord {
                     turns.push(ReplayedTurn {
                         board: before,
                         actions: played.actions,
+                        names: played.names,
                         number: turn.number,
                         mover,
                         outcome,
                     });
                 }
                 Err(error) => {
+                    let sdg_accepts = rules.name != Rules::SDG.name
+                        && board
+                            .clone()
+                            .play_action_texts(&Rules::SDG, &texts, describe)
+                            .is_ok();
                     return Walk {
                         turns,
                         board,
                         outcome,
-                        illegal: Some(illegal(ReplayError::Turn(error))),
+                        illegal: Some(IllegalTurn {
+                            sdg_accepts,
+                            ..illegal(ReplayError::Turn(error))
+                        }),
                     };
                 }
             }

@@ -253,8 +253,10 @@ fn t10_build_size_is_forced() {
 
 #[test]
 fn t11_no_setup_pass() {
-    for rules in Rules::PROFILES {
+    for rules in [Rules::STANDARD, Rules::CLI] {
         check("T11", "-/- 0", "pass", rules, Expect::Illegal);
+    }
+    for rules in Rules::PROFILES {
         check(
             "T11 homeworld",
             "-/- 0",
@@ -262,7 +264,63 @@ fn t11_no_setup_pass() {
             rules,
             Expect::Legal(Some("r1b3:g3:/- 1"), ONGOING),
         );
+        // Once a homeworld exists, no profile accepts a setup pass.
+        check("T11 late", "r1b3:g3:/- 1", "pass", rules, Expect::Illegal);
+        check("T11 late", "-/r1b3::g3 0", "pass", rules, Expect::Illegal);
+        // Setup turns do nothing but create.
+        check("T11 empty", "-/- 0", "", rules, Expect::Illegal);
+        check(
+            "T11 pass then create",
+            "-/- 0",
+            "pass; homeworld r1 b3 g3",
+            rules,
+            Expect::Illegal,
+        );
     }
+}
+
+/// SDG accepted a setup pass (T11's "other rules" column): under `sdg` the
+/// other player creates first and the order of play follows, with seats
+/// (home slots) unchanged.
+#[test]
+fn t11_setup_pass_under_sdg() {
+    let rules = Rules::SDG;
+    check(
+        "T11 sdg",
+        "-/- 0",
+        "pass",
+        rules,
+        Expect::Legal(Some("-/- 1"), ONGOING),
+    );
+    check(
+        "T11 sdg, passed back",
+        "-/- 1",
+        "pass",
+        rules,
+        Expect::Legal(Some("-/- 0"), ONGOING),
+    );
+    check(
+        "T11 sdg, player 1 creates first",
+        "-/- 1",
+        "homeworld r1 b3 g3",
+        rules,
+        Expect::Legal(Some("-/r1b3::g3 0"), ONGOING),
+    );
+    check(
+        "T11 sdg, player 0 creates second",
+        "-/r1b3::g3 0",
+        "homeworld y2 b1 g3",
+        rules,
+        Expect::Legal(Some("y2b1:g3:/r1b3::g3 1"), ONGOING),
+    );
+    // Player 1 created first, so player 1 moves first.
+    check(
+        "T11 sdg, first normal turn",
+        "y2b1:g3:/r1b3::g3 1",
+        "build g1 at Home1",
+        rules,
+        Expect::Legal(Some("y2b1:g3:/r1b3::g1g3 0"), ONGOING),
+    );
 }
 
 #[test]

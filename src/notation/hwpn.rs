@@ -10,8 +10,12 @@
 //! position in the middle of a turn (start, done, or inside a sacrifice of
 //! that colour with n actions left). Any system may carry a name, `Name=body`.
 //!
+//! In setup, player 0 normally creates first (`-/- 0`, `H/- 1`, `H/H 0`); after
+//! a setup pass (`Rules::setup_pass`, the `sdg` profile) player 1 may create
+//! first, in their own slot: `-/- 1`, `-/H 0`, `H/H 1`. Both orders parse.
+//!
 //! The canonical form sorts pieces r<y<g<b then by size, and non-home systems
-//! by their text; [`write`] prints it and [`parse`] accepts any order.
+//! by their text; [`write()`] prints it and [`parse`] accepts any order.
 
 use super::error::ParseError;
 use super::names::{is_plain_name, Board, Names};
@@ -117,6 +121,26 @@ fn split_name(text: &str) -> Result<(Option<&str>, &str), ParseError> {
 }
 
 /// Parses HWPN into a board; unnamed systems get default names.
+///
+/// ```
+/// use supernova::notation::hwpn;
+/// use supernova::rules::{Player, Rules};
+///
+/// // Player 0's home, player 1's home, one other system; player 0 to move.
+/// let board = hwpn::parse("Sam=r1b3:g3:/Dave=y2b1::g3/Vega=b2:r1:r1 0").unwrap();
+/// assert_eq!(board.position.side_to_move(), Player::First);
+/// assert_eq!(board.slot("Vega"), Ok(2));
+/// assert_eq!(board.position.count_turns(&Rules::STANDARD) > 0, true);
+/// // Names do not change the position; the canonical text drops them.
+/// let plain = hwpn::parse("r1b3:g3:/y2b1::g3/b2:r1:r1 0").unwrap();
+/// assert_eq!(plain.position, board.position);
+/// assert_eq!(hwpn::write(&board.position, None), "r1b3:g3:/y2b1::g3/b2:r1:r1 0");
+/// assert_eq!(hwpn::write_board(&board), "Sam=r1b3:g3:/Dave=y2b1::g3/Vega=b2:r1:r1 0");
+///
+/// // Errors name the offending token.
+/// let error = hwpn::parse("r1b3:g3:/y2b1::q3 0").unwrap_err();
+/// assert_eq!(error.token, "q3");
+/// ```
 ///
 /// # Errors
 /// Names the offending token and what was expected.
@@ -286,6 +310,31 @@ mod tests {
         assert!(error.expected.contains("three"), "{error}");
         assert!(parse("").is_err());
         assert!(parse("r1b3:g3:/y2b1::g3 0 turn=q9").is_err());
+    }
+
+    #[test]
+    fn setups_after_a_setup_pass_are_positions() {
+        // Either player may create first (after a setup pass, under `sdg`),
+        // and a pass in progress is Done with no homeworld.
+        for text in [
+            "-/- 1",
+            "-/r1b3::g3 0",
+            "-/- 0 turn=d",
+            "-/r1b3::g3 1 turn=d",
+        ] {
+            assert_eq!(write(&parse(text).unwrap().position, None), text);
+        }
+        // A player who has created cannot be starting a setup turn, and one
+        // who has not cannot be done after the other has created.
+        for text in [
+            "r1b3:g3:/- 0",
+            "-/r1b3::g3 1",
+            "r1b3:g3:/- 1 turn=d",
+            "-/- 0 turn=g1",
+        ] {
+            let error = parse(text).unwrap_err();
+            assert!(error.expected.contains("setup"), "{text}: {error}");
+        }
     }
 
     #[test]

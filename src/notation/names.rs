@@ -10,7 +10,7 @@
 //! and `Home1`, and other systems take the first unused entry of
 //! [`DEFAULT_NAMES`] (the homeworlds-cli list), then `System22`, `System23`, ...
 
-use super::error::ParseError;
+use super::error::{excerpt, ParseError};
 use crate::rules::{Action, IllegalReason, Player, Position, Rules, Slot, HOME_SLOTS, SLOT_COUNT};
 
 /// Names given to unnamed non-home systems, in order (from homeworlds-cli).
@@ -166,10 +166,10 @@ impl Board {
     /// Finds a live system by name, or explains which names exist.
     pub fn slot(&self, name: &str) -> Result<Slot, ParseError> {
         self.names.find(&self.position, name).ok_or_else(|| {
-            let known: Vec<&str> = self
+            let known: Vec<String> = self
                 .position
                 .occupied_slots()
-                .map(|slot| self.name(slot))
+                .map(|slot| excerpt(self.name(slot)))
                 .collect();
             ParseError::new(
                 name,

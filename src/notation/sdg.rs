@@ -21,21 +21,57 @@
 //! steps of each turn (parsed into [`ActionText`] without a position) and
 //! comments. Judging the turns against the rules is [`crate::record`]'s job.
 //! Records come from outside, so every error names the line, the token and
-//! what was expected, and no input makes the reader panic.
+//! what was expected, no input makes the reader panic, and the work is
+//! linear in the input, which is bounded: [`read_record_text`] reads at most
+//! [`MAX_RECORD_BYTES`], and [`parse_record`] refuses longer texts and lines
+//! longer than [`MAX_LINE_BYTES`], with an error that says so.
+
+use std::io::Read;
 
 use super::error::ParseError;
-use super::turn::{parse_action, parse_words, ActionText, Strictness};
+use super::turn::{parse_action, parse_words, ActionText, Strictness, MAX_ACTION_WORDS};
 use crate::rules::Player;
 
 /// The first header line's fixed text, before the game number.
 const TITLE_PREFIX: &str = "Homeworlds Online (SDG# ";
+
+/// The largest record accepted, in bytes: 32 times the largest of the 902
+/// archive records (32 KB), so that no real game comes near it while a
+/// wrong file (`/dev/zero`, a disk image) is refused after reading 1 MiB.
+pub const MAX_RECORD_BYTES: usize = 1 << 20;
+
+/// The longest line accepted, in bytes: 12 times the longest line of the
+/// archive (a comment of 1,368 bytes).
+pub const MAX_LINE_BYTES: usize = 1 << 14;
+
+/// Reads a record's text, refusing more than [`MAX_RECORD_BYTES`] without
+/// reading further. Bytes that are not UTF-8 become U+FFFD, as the archive
+/// holds a few records in other encodings.
+///
+/// # Errors
+/// A read error, or [`std::io::ErrorKind::InvalidData`] for a text too large
+/// to be a game record.
+pub fn read_record_text(reader: impl Read) -> std::io::Result<String> {
+    let mut bytes = Vec::new();
+    reader
+        .take(MAX_RECORD_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() > MAX_RECORD_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("more than {MAX_RECORD_BYTES} bytes: too large for a game record"),
+        ));
+    }
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
 
 /// A player of the game and the seat the site gave them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Participant {
     /// The player's name as the header prints it.
     pub name: String,
-    /// The seat letter: `N` (creates first), `S`, and `E`/`W` in bigger games.
+    /// The seat letter: `N` (player 0, who takes the first turn), `S`, and
+    /// `E`/`W` in bigger games.
     pub seat: char,
 }
 
@@ -86,7 +122,8 @@ impl Header {
     }
 
     /// The name of a player of a two-player game: North is player 0, who
-    /// creates first; South is player 1.
+    /// takes the first turn (and creates first unless that turn is a setup
+    /// pass, `Rules::setup_pass`); South is player 1.
     pub fn player_name(&self, player: Player) -> Option<&str> {
         self.seat_name(match player {
             Player::First => 'N',
@@ -125,22 +162,32 @@ pub struct Step {
 impl Step {
     /// Parses one step such as `Sac Y2 Dlwillson` or `Build G1! Home`.
     ///
-    /// # Errors
-    /// Names the offending word and the expected form.
     /// The site read each command's words by position and ignored any extra
     /// words: `Discover G1 Fuguru B1 Centauri Prime` named the system
     /// `Centauri`, `Pass Catastrophe X G` was only a pass (the player fired
     /// the catastrophe next turn), `Build G1 X (n)` was a build. So when the
     /// whole text does not parse, the longest leading run of words that does
-    /// is taken, as the site did.
+    /// is taken, as the site did. No command has more than
+    /// [`MAX_ACTION_WORDS`] words, so only runs that short are tried, and
+    /// the work stays linear in the text.
+    ///
+    /// ```
+    /// use supernova::notation::sdg::Step;
+    /// use supernova::notation::turn::ActionText;
+    ///
+    /// let step = Step::parse("Discover G1 Fuguru B1 Centauri Prime").unwrap();
+    /// let ActionText::Discover { name, .. } = step.action else { panic!() };
+    /// assert_eq!(name.as_deref(), Some("Centauri"));
+    /// assert!(Step::parse("Bulid G1 Home").is_err());
+    /// ```
     ///
     /// # Errors
     /// Names the offending word and the expected form (for the whole text).
     pub fn parse(text: &str) -> Result<Step, ParseError> {
         let text = text.trim();
         let action = parse_action(text, Strictness::Lenient).or_else(|error| {
-            let words: Vec<&str> = text.split_whitespace().collect();
-            (1..words.len())
+            let words: Vec<&str> = text.split_whitespace().take(MAX_ACTION_WORDS + 1).collect();
+            (1..words.len().min(MAX_ACTION_WORDS + 1))
                 .rev()
                 .find_map(|length| parse_words(&words[..length], Strictness::Lenient).ok())
                 .ok_or(error)
@@ -378,8 +425,33 @@ fn trim_comments(turn: Option<&mut RecordTurn>) {
 /// gap in the numbering never swallows the rest of a game as comment text.
 ///
 /// # Errors
-/// Names the line, the offending token and what was expected.
+/// Names the line, the offending token and what was expected; a text longer
+/// than [`MAX_RECORD_BYTES`] or a line longer than [`MAX_LINE_BYTES`] is an
+/// error too.
 pub fn parse_record(text: &str) -> Result<(Header, Vec<RecordTurn>), ParseError> {
+    if text.len() > MAX_RECORD_BYTES {
+        return Err(ParseError::new(
+            text,
+            format!(
+                "expected a game record of at most {MAX_RECORD_BYTES} bytes, not {}",
+                text.len()
+            ),
+        ));
+    }
+    if let Some((index, line)) = text
+        .split('\n')
+        .enumerate()
+        .find(|(_, line)| line.len() > MAX_LINE_BYTES)
+    {
+        return Err(ParseError::new(
+            line,
+            format!(
+                "expected a line of at most {MAX_LINE_BYTES} bytes, not {}",
+                line.len()
+            ),
+        )
+        .at_line(index + 1));
+    }
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lines = text
         .split('\n')

@@ -11,13 +11,15 @@
 //!
 //! Parsing is in two stages, as in shakmaty: [`parse_action`] reads the words
 //! into an [`ActionText`] without a position, then [`resolve`] looks the
-//! names up on a [`Board`] and checks the action against the rules.
-
-use std::fmt;
+//! names up on a [`Board`] and checks the action against the rules. Playing
+//! a whole turn from text ([`Board::play_turn_text`]) is in
+//! [`super::play`]; its types are re-exported here.
 
 use super::error::ParseError;
-use super::names::{is_plain_name, Board};
-use crate::rules::{Action, Colour, IllegalReason, Outcome, Piece, Rules, TurnState};
+use super::names::Board;
+use crate::rules::{Action, Colour, Piece, Rules};
+
+pub use super::play::{resolve, NamedTurn, TurnError};
 
 /// An action as written: pieces parsed, system names not yet looked up.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -186,17 +188,29 @@ fn verb(word: &str) -> Option<&'static str> {
     })
 }
 
+/// The most words one action takes: `move SHIP from A to B (STAR)` has
+/// seven, and an SDG homeworld line may end with a `*` confirmation.
+pub const MAX_ACTION_WORDS: usize = 8;
+
 /// Parses one action from its words (already split on whitespace or `.`).
+/// The work is bounded by [`MAX_ACTION_WORDS`], whatever the input.
 ///
 /// # Errors
-/// Names the offending word and the expected form.
+/// Names the offending word and the expected form; more than
+/// [`MAX_ACTION_WORDS`] words is an error.
 pub fn parse_words(words: &[&str], strictness: Strictness) -> Result<ActionText, ParseError> {
-    let text = words.join(" ");
+    let mut text = words[..words.len().min(MAX_ACTION_WORDS)].join(" ");
+    if words.len() > MAX_ACTION_WORDS {
+        text.push_str(" ...");
+    }
     let Some((&first, rest)) = words.split_first() else {
         return Err(usage("", &text));
     };
     let verb = verb(first).ok_or_else(|| usage("", first))?;
     let bad = || usage(verb, &text);
+    if words.len() > MAX_ACTION_WORDS {
+        return Err(bad());
+    }
     let args: Vec<&str> = rest.to_vec();
     Ok(match verb {
         "pass" => {
@@ -347,15 +361,37 @@ pub fn parse_words(words: &[&str], strictness: Strictness) -> Result<ActionText,
 
 /// Parses one action written with spaces (SDG or CLI phrasing).
 ///
+/// ```
+/// use supernova::notation::turn::{parse_action, ActionText, Strictness};
+/// use supernova::rules::Piece;
+///
+/// let build = ActionText::Build { piece: Piece::parse("g1").unwrap(), system: "Home0".into() };
+/// assert_eq!(parse_action("build g1 at Home0", Strictness::Strict).unwrap(), build);
+/// assert_eq!(parse_action("B G1! Home0", Strictness::Lenient).unwrap(), build);
+/// assert!(parse_action("build g1", Strictness::Lenient).is_err());
+/// ```
+///
 /// # Errors
 /// Names the offending word and the expected form.
 pub fn parse_action(text: &str, strictness: Strictness) -> Result<ActionText, ParseError> {
-    let words: Vec<&str> = text.split_whitespace().collect();
+    let words: Vec<&str> = text.split_whitespace().take(MAX_ACTION_WORDS + 1).collect();
     parse_words(&words, strictness)
 }
 
 /// Parses a whole turn: a protocol token (no spaces, actions joined by `,`),
 /// or readable text with actions separated by `;` or new lines.
+///
+/// ```
+/// use supernova::notation::turn::{parse_turn, ActionText};
+///
+/// let token = parse_turn("sac.y3.Home0,move.g1.Delos.Home1").unwrap();
+/// let sdg = parse_turn("Sacrifice Y3 Home0; Move G1 Delos Home1").unwrap();
+/// let cli = parse_turn("sacrifice y3 at Home0; move g1 from Delos to Home1").unwrap();
+/// assert_eq!(token, sdg);
+/// assert_eq!(token, cli);
+/// assert_eq!(parse_turn("pass").unwrap(), [ActionText::Pass]);
+/// assert!(parse_turn("fly.g1.Home0").is_err());
+/// ```
 ///
 /// # Errors
 /// Names the offending action and the expected form.
@@ -384,218 +420,6 @@ pub fn parse_turn(text: &str) -> Result<Vec<ActionText>, ParseError> {
         .filter(|action| !action.is_empty())
         .map(|action| parse_action(action, Strictness::Lenient))
         .collect()
-}
-
-/// Why a turn could not be played.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum TurnError {
-    /// The text does not parse.
-    Parse(ParseError),
-    /// Action number `index` (from 1) is illegal.
-    Illegal {
-        /// 1-based position of the action within the turn.
-        index: usize,
-        /// The action as written.
-        text: String,
-        /// Why.
-        reason: IllegalReason,
-    },
-    /// A name does not resolve, or a discovery reuses a live name.
-    Name {
-        /// 1-based position of the action within the turn.
-        index: usize,
-        /// The problem.
-        error: ParseError,
-    },
-    /// The actions are legal but the turn may not end here.
-    CannotEnd(IllegalReason),
-}
-
-impl fmt::Display for TurnError {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TurnError::Parse(error) => write!(formatter, "{error}"),
-            TurnError::Illegal {
-                index,
-                text,
-                reason,
-            } => {
-                write!(formatter, "action {index} '{text}' is illegal: {reason}")
-            }
-            TurnError::Name { index, error } => write!(formatter, "action {index}: {error}"),
-            TurnError::CannotEnd(reason) => write!(formatter, "the turn cannot end here: {reason}"),
-        }
-    }
-}
-
-impl std::error::Error for TurnError {}
-
-impl From<ParseError> for TurnError {
-    fn from(error: ParseError) -> TurnError {
-        TurnError::Parse(error)
-    }
-}
-
-/// Looks up the names of an action and checks it against the rules,
-/// returning the action and the name for a discovered system.
-///
-/// # Errors
-/// An unknown name, a discovery name already in use, or an illegal action.
-pub fn resolve(board: &Board, text: &ActionText) -> Result<(Action, Option<String>), ParseError> {
-    let slot = |name: &str| board.slot(name);
-    let action = match text {
-        ActionText::Homeworld {
-            star,
-            second_star,
-            ship,
-        } => Action::Homeworld {
-            star: *star,
-            second_star: *second_star,
-            ship: *ship,
-        },
-        ActionText::Build { piece, system } => Action::Build {
-            system: slot(system)?,
-            piece: *piece,
-        },
-        ActionText::Trade { from, to, system } => Action::Trade {
-            system: slot(system)?,
-            from: *from,
-            to: *to,
-        },
-        ActionText::Move { ship, from, to } => Action::Move {
-            from: slot(from)?,
-            to: slot(to)?,
-            ship: *ship,
-        },
-        ActionText::Discover {
-            ship,
-            from,
-            star,
-            name,
-        } => {
-            if let Some(name) = name {
-                if board.names.in_use(&board.position, name) {
-                    return Err(ParseError::new(
-                        name.as_str(),
-                        "expected a new system name: this one is in use",
-                    ));
-                }
-            }
-            return Ok((
-                Action::Discover {
-                    from: slot(from)?,
-                    ship: *ship,
-                    star: *star,
-                },
-                name.clone(),
-            ));
-        }
-        ActionText::Capture { ship, system } => Action::Capture {
-            system: slot(system)?,
-            ship: *ship,
-        },
-        ActionText::Sacrifice { ship, system } => Action::Sacrifice {
-            system: slot(system)?,
-            ship: *ship,
-        },
-        ActionText::Catastrophe { system, colour } => Action::Catastrophe {
-            system: slot(system)?,
-            colour: *colour,
-        },
-        ActionText::Pass => Action::Pass,
-    };
-    Ok((action, None))
-}
-
-/// The outcome of playing a turn from text.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlayedTurn {
-    /// The actions, resolved.
-    pub actions: Vec<Action>,
-    /// The game result after the turn.
-    pub outcome: Outcome,
-}
-
-impl Board {
-    /// Plays a whole turn given as text. On error the board is unchanged.
-    ///
-    /// # Errors
-    /// Which action failed and why, or why the turn cannot end.
-    pub fn play_turn_text(&mut self, rules: &Rules, text: &str) -> Result<PlayedTurn, TurnError> {
-        let actions = parse_turn(text)?;
-        self.play_action_texts(rules, &actions, |index| {
-            text.split([';', ',', '\n'])
-                .map(str::trim)
-                .filter(|part| !part.is_empty())
-                .nth(index)
-                .unwrap_or(text)
-                .to_string()
-        })
-    }
-
-    /// Plays parsed actions as one turn. `describe` gives the text of action
-    /// `index` (from 0) for error messages. On error the board is unchanged.
-    ///
-    /// # Errors
-    /// Which action failed and why, or why the turn cannot end.
-    pub fn play_action_texts(
-        &mut self,
-        rules: &Rules,
-        texts: &[ActionText],
-        describe: impl Fn(usize) -> String,
-    ) -> Result<PlayedTurn, TurnError> {
-        let mut working = self.clone();
-        let mut actions = Vec::with_capacity(texts.len());
-        for (index, text) in texts.iter().enumerate() {
-            let (action, name) = resolve(&working, text).map_err(|error| TurnError::Name {
-                index: index + 1,
-                error,
-            })?;
-            // A pass inside a sacrifice with nothing left is harmless padding.
-            if action == Action::Pass
-                && working.position.turn_state() == TurnState::Done
-                && index > 0
-            {
-                continue;
-            }
-            working
-                .apply(rules, action, name.as_deref())
-                .map_err(|reason| TurnError::Illegal {
-                    index: index + 1,
-                    text: describe(index),
-                    reason,
-                })?;
-            actions.push(action);
-        }
-        let outcome = working.end_turn(rules).map_err(TurnError::CannotEnd)?;
-        *self = working;
-        Ok(PlayedTurn { actions, outcome })
-    }
-
-    /// Plays resolved actions as one turn, naming discoveries by default.
-    /// On error the board is unchanged.
-    ///
-    /// # Errors
-    /// Which action failed and why, or why the turn cannot end.
-    pub fn play_actions(
-        &mut self,
-        rules: &Rules,
-        actions: &[Action],
-    ) -> Result<Outcome, TurnError> {
-        let mut working = self.clone();
-        for (index, &action) in actions.iter().enumerate() {
-            working
-                .apply(rules, action, None)
-                .map_err(|reason| TurnError::Illegal {
-                    index: index + 1,
-                    text: format_action(&working, action, Style::Readable),
-                    reason,
-                })?;
-        }
-        let outcome = working.end_turn(rules).map_err(TurnError::CannotEnd)?;
-        *self = working;
-        Ok(outcome)
-    }
 }
 
 /// Which written form to produce.
@@ -692,6 +516,20 @@ pub fn format_named_action(
 
 /// Writes a whole turn played from `board`. In the SDG style a sacrifice is
 /// padded with one `Pass` per unused action, as SDG records require.
+///
+/// ```
+/// use supernova::notation::hwpn;
+/// use supernova::notation::turn::{format_turn, Style};
+/// use supernova::rules::Rules;
+///
+/// let board = hwpn::parse("r1b3:g3y2:/y2b2::g3 0").unwrap();
+/// let mut after = board.clone();
+/// let turn = after.play_turn_text(&Rules::STANDARD, "sac.y2.Home0,move.g3.Home0.Home1").unwrap();
+/// let write = |style| format_turn(&board, &Rules::STANDARD, &turn.actions, style);
+/// assert_eq!(write(Style::Token), "sac.y2.Home0,move.g3.Home0.Home1");
+/// assert_eq!(write(Style::Readable), "sacrifice y2 Home0; move g3 Home0 Home1");
+/// assert_eq!(write(Style::Sdg), "Sacrifice Y2 Home0; Move G3 Home0 Home1; Pass");
+/// ```
 pub fn format_turn(board: &Board, rules: &Rules, actions: &[Action], style: Style) -> String {
     format_named_turn(board, rules, actions, &[], style)
 }
@@ -740,11 +578,6 @@ pub fn format_named_turn(
         Style::Token => parts.join(","),
         _ => parts.join("; "),
     }
-}
-
-/// Whether a name can appear in a protocol token.
-pub fn name_fits_token(name: &str) -> bool {
-    is_plain_name(name)
 }
 
 #[cfg(test)]

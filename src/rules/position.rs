@@ -245,22 +245,12 @@ pub enum Action {
         colour: Colour,
     },
     /// Do nothing: the turn's core at the start, or (notation only) one unused
-    /// sacrifice action.
+    /// sacrifice action. Under [`Rules::setup_pass`] it may also be a whole
+    /// setup turn while neither homeworld exists.
     Pass,
 }
 
 impl Action {
-    /// The one system to which the action adds pieces, if any: the only place
-    /// where it can create an overpopulation (captures change no counts, and
-    /// a discovered system holds just two pieces).
-    pub fn grown_system(self) -> Option<Slot> {
-        match self {
-            Action::Build { system, .. } | Action::Trade { system, .. } => Some(system),
-            Action::Move { to, .. } => Some(to),
-            _ => None,
-        }
-    }
-
     /// The power an action needs, if it is one of the four colour actions.
     pub fn power(self) -> Option<Colour> {
         match self {
@@ -363,8 +353,13 @@ pub enum IllegalReason {
     /// A homeworld can only be created in the player's setup turn.
     HomeworldOutsideSetup,
     /// A setup turn creates a homeworld and does nothing else: no pass, no
-    /// other action (the SDG site wrongly accepted passes here).
+    /// other action (the SDG site accepted passes here; see
+    /// [`Rules::setup_pass`]).
     SetupNeedsHomeworld,
+    /// Under [`Rules::setup_pass`], a setup turn may be passed only while
+    /// neither homeworld exists: once the other player has created theirs,
+    /// a pass would give them a normal turn against a player with no home.
+    SetupPassAfterHomeworld,
     /// The homeworld would use pieces the bank does not have.
     HomeworldPiecesUnavailable,
     /// The rules require a Large starting ship.
@@ -428,6 +423,9 @@ impl fmt::Display for IllegalReason {
             }
             IllegalReason::SetupNeedsHomeworld => {
                 "a setup turn must create a homeworld and do nothing else (R3.2)"
+            }
+            IllegalReason::SetupPassAfterHomeworld => {
+                "a setup turn may be passed only while neither homeworld exists (R3.7): the other player has created theirs"
             }
             IllegalReason::HomeworldPiecesUnavailable => {
                 "the bank does not have those pieces (R3.5)"
@@ -883,20 +881,21 @@ impl Position {
                 meta |= META_CREATED[player.index()];
             }
         }
-        // Setup order (R3.1): player 0 creates first, then player 1. A setup
-        // turn is Done between creating the home and ending the turn.
-        let start = turn_state == TurnState::Start;
-        let setup_ok = match (created[0], created[1]) {
-            (false, false) => side_to_move == Player::First && start,
-            (true, false) => {
-                side_to_move == Player::Second && start || side_to_move == Player::First && !start
-            }
-            (false, true) => false,
-            (true, true) => true,
-        };
+        // Setup (R3.1): a player who has not created a homeworld starts their
+        // turn; one who has is Done, between creating it and ending the turn.
+        // Player 0 normally creates first, but after a setup pass
+        // (`Rules::setup_pass`) player 1 may, so either order is accepted,
+        // as is a pass in progress (Done with no homeworld yet).
         let in_setup = !(created[0] && created[1]);
-        if !setup_ok || (in_setup && matches!(turn_state, TurnState::Sacrifice { .. })) {
-            return Err(SetupError::SetupOrder);
+        if in_setup {
+            let setup_ok = match turn_state {
+                TurnState::Start => !created[side_to_move.index()],
+                TurnState::Done => created[side_to_move.index()] || !created[0] && !created[1],
+                TurnState::Sacrifice { .. } => false,
+            };
+            if !setup_ok {
+                return Err(SetupError::SetupOrder);
+            }
         }
         position.set_meta(meta);
         position.set_turn_state(turn_state);
@@ -972,7 +971,7 @@ impl Position {
             return Ok(());
         }
         if self.in_setup() {
-            return Err(IllegalReason::SetupNeedsHomeworld);
+            return self.check_setup_pass(rules, action);
         }
         let state = self.turn_state();
         let system_at = |slot: Slot| -> Result<System, IllegalReason> {
@@ -1045,6 +1044,29 @@ impl Position {
                 self.check_colour_action(action, here, me)
             }
         }
+    }
+
+    /// Checks a setup turn's step that is not a creation: only a pass, and
+    /// only as [`Rules::setup_pass`] allows it.
+    fn check_setup_pass(&self, rules: &Rules, action: Action) -> Result<(), IllegalReason> {
+        if action != Action::Pass || !rules.setup_pass {
+            return Err(IllegalReason::SetupNeedsHomeworld);
+        }
+        if Player::BOTH.iter().any(|&player| self.home_created(player)) {
+            return Err(IllegalReason::SetupPassAfterHomeworld);
+        }
+        if self.turn_state() != TurnState::Start {
+            return Err(IllegalReason::TurnCoreUsed);
+        }
+        Ok(())
+    }
+
+    /// Whether the turn in progress is a setup pass (see [`Rules::setup_pass`]):
+    /// nobody has created a homeworld and the pass has been played.
+    fn is_setup_pass(&self, rules: &Rules) -> bool {
+        rules.setup_pass
+            && self.turn_state() == TurnState::Done
+            && !Player::BOTH.iter().any(|&player| self.home_created(player))
     }
 
     fn check_colour_action(
@@ -1258,14 +1280,16 @@ impl Position {
 
     /// Ends the turn: judges elimination (rules.md R11), enforces the
     /// profile's self-elimination and CLI rules, and hands the move over.
-    /// Ending at the start of a turn is a pass.
+    /// Ending at the start of a turn is a pass, except in setup: a setup
+    /// turn ends after its creation, or after an explicit [`Action::Pass`]
+    /// where [`Rules::setup_pass`] allows one.
     ///
     /// # Errors
     /// Returns why the turn may not end like this; the position is then unchanged.
     pub fn end_turn(&mut self, rules: &Rules) -> Result<Outcome, IllegalReason> {
         let mover = self.side_to_move();
         if self.in_setup() {
-            if !self.home_created(mover) {
+            if !self.home_created(mover) && !self.is_setup_pass(rules) {
                 return Err(IllegalReason::SetupIncomplete);
             }
         } else {
@@ -1391,7 +1415,9 @@ pub enum SetupError {
     TooManyCopies,
     /// More non-home systems than the position can hold.
     TooManySystems(usize),
-    /// The homes created do not fit the side to move (player 0 creates first).
+    /// The homes created do not fit the side to move and the turn state: in
+    /// setup, a player who has created their homeworld cannot be starting a
+    /// turn, and one who has not cannot be done with it.
     SetupOrder,
 }
 
@@ -1425,7 +1451,7 @@ impl fmt::Display for SetupError {
                 SLOT_COUNT - HOME_SLOTS
             ),
             SetupError::SetupOrder => formatter.write_str(
-                "homeworlds and side to move disagree: player 0 creates first, then player 1",
+                "homeworlds, side to move and turn state disagree: in setup the player to move is the one creating a homeworld",
             ),
         }
     }
@@ -1441,6 +1467,50 @@ mod tests {
     fn position_fits_in_128_bytes() {
         assert!(std::mem::size_of::<Position>() <= 128);
         assert_eq!(std::mem::size_of::<Position>(), 128);
+    }
+
+    #[test]
+    fn a_setup_pass_hands_the_first_creation_over() {
+        let piece = |text| Piece::parse(text).unwrap();
+        let home = |star, second, ship| Action::Homeworld {
+            star: piece(star),
+            second_star: Some(piece(second)),
+            ship: piece(ship),
+        };
+        let start = Position::start();
+        for rules in [Rules::STANDARD, Rules::CLI] {
+            assert_eq!(
+                start.check(&rules, Action::Pass),
+                Err(IllegalReason::SetupNeedsHomeworld)
+            );
+        }
+        let rules = Rules::SDG;
+        let mut position = start;
+        position.try_apply(&rules, Action::Pass).unwrap();
+        assert_eq!(position.end_turn(&rules), Ok(Outcome::Ongoing));
+        assert_eq!(position.side_to_move(), Player::Second);
+        assert_eq!(position.hash(), position.compute_hash());
+        assert_ne!(position, start);
+        // Ending a setup turn without the pass or a creation is still refused.
+        assert_eq!(
+            position.clone().end_turn(&rules),
+            Err(IllegalReason::SetupIncomplete)
+        );
+        // Player 1 creates first, in their own slot; then player 0, who may
+        // no longer pass; then player 1 moves first.
+        position.try_apply(&rules, home("r1", "b3", "g3")).unwrap();
+        position.end_turn(&rules).unwrap();
+        assert!(position.system(1).exists() && !position.system(0).exists());
+        assert_eq!(position.side_to_move(), Player::First);
+        assert_eq!(
+            position.check(&rules, Action::Pass),
+            Err(IllegalReason::SetupPassAfterHomeworld)
+        );
+        position.try_apply(&rules, home("y2", "b1", "g3")).unwrap();
+        assert_eq!(position.end_turn(&rules), Ok(Outcome::Ongoing));
+        assert!(!position.in_setup());
+        assert_eq!(position.side_to_move(), Player::Second);
+        assert_eq!(position.hash(), position.compute_hash());
     }
 
     #[test]

@@ -51,6 +51,13 @@ pub struct Rules {
     pub any_ship_size: bool,
     /// A homeworld may be created with a single star (SDG handicap, R3.7).
     pub one_star_home: bool,
+    /// A setup turn may be passed while neither homeworld exists (SDG,
+    /// R3.7): the other player then creates first, and the order of play
+    /// follows, so the player who created first also moves first. Seats do
+    /// not change: a player's home stays in their own home slot. Accepted
+    /// when played, so that SDG's records replay; the turn enumerator offers
+    /// only creations at setup, so turn counts are those of the rules proper.
+    pub setup_pass: bool,
     /// When catastrophes may happen within a turn.
     pub catastrophe_timing: CatastropheTiming,
     /// A homeworld with no ships of either player disappears at once (CLI, R9.2).
@@ -71,6 +78,7 @@ impl Rules {
         name: "standard",
         any_ship_size: false,
         one_star_home: false,
+        setup_pass: false,
         catastrophe_timing: CatastropheTiming::Anytime,
         home_vanishes_when_empty: false,
         self_elimination: SelfElimination::LegalLoss,
@@ -84,6 +92,7 @@ impl Rules {
         name: "sdg",
         any_ship_size: true,
         one_star_home: true,
+        setup_pass: true,
         catastrophe_timing: CatastropheTiming::Anytime,
         home_vanishes_when_empty: false,
         self_elimination: SelfElimination::LegalLoss,
@@ -97,6 +106,7 @@ impl Rules {
         name: "cli",
         any_ship_size: true,
         one_star_home: false,
+        setup_pass: false,
         catastrophe_timing: CatastropheTiming::Edges,
         home_vanishes_when_empty: true,
         self_elimination: SelfElimination::Illegal,

@@ -13,7 +13,7 @@ use std::io::Write;
 use std::str::FromStr;
 use std::sync::atomic::AtomicBool;
 
-use crate::notation::turn::{format_turn, Style};
+use crate::notation::turn::{format_named_turn, format_turn, NamedTurn, Style};
 use crate::notation::{hwpn, Board};
 use crate::protocol::text::{decision_word, format_line, proof_word, value_text};
 use crate::record::{GameRecord, ReplayedTurn};
@@ -285,11 +285,13 @@ pub fn annotate(
         let ReplayedTurn {
             board,
             actions,
+            names: discovery_names,
             number,
             mover,
             ..
         } = turn;
-        let played_text = format_turn(board, &rules, actions, style);
+        // The played turn keeps the names the record gave its discoveries.
+        let played_text = format_named_turn(board, &rules, actions, discovery_names, style);
         let name = record.header.player_name(*mover).unwrap_or("?");
         if board.position.in_setup() {
             writeln!(output, "{number}) {name}: {played_text}  (setup)")?;
@@ -328,8 +330,10 @@ pub fn annotate(
             Some(Blunder::AllowsLoss(reply)) => {
                 blunders[mover.index()] += 1;
                 let mut after = board.clone();
-                let reply_text = match after.play_actions(&rules, actions) {
-                    Ok(_) => format_turn(&after, &rules, &reply, style),
+                let mut played = NamedTurn::new(actions);
+                played.names.clone_from(discovery_names);
+                let reply_text = match played.replay(&mut after, &rules) {
+                    Ok(()) => format_turn(&after, &rules, &reply, style),
                     Err(_) => "?".to_string(),
                 };
                 line.push_str(&format!(

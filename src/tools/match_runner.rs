@@ -24,10 +24,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::client::{EngineFailure, EngineProcess};
 use super::stats::{Sprt, SprtVerdict, Tally};
-use super::turns::{play_text, NamedTurn};
 use crate::notation::names::DEFAULT_NAMES;
 use crate::notation::sdg::{write_record, Header, RecordTurn};
-use crate::notation::turn::{Style, TurnError};
+use crate::notation::turn::{NamedTurn, Style, TurnError};
 use crate::notation::{hwpn, Board};
 use crate::rules::{Action, Outcome, Player, Position, Repetition, Rules, HOME_SLOTS};
 
@@ -605,7 +604,7 @@ impl Game<'_> {
             Some(error) => format!("{reason} (after it reported: {error})"),
             None => reason,
         };
-        let turn = match play_text(&mut self.board, &rules, token) {
+        let turn = match self.board.play_turn_text(&rules, token) {
             Ok(turn) => turn,
             Err(TurnError::Parse(error)) => {
                 let reason = noted(format!("sent an unparsable turn '{token}': {error}"));

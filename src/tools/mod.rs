@@ -10,4 +10,3 @@ pub mod client;
 pub mod match_runner;
 pub mod play;
 pub mod stats;
-pub mod turns;

@@ -11,7 +11,6 @@
 use std::io::{BufRead, Write};
 use std::sync::mpsc;
 
-use super::turns::play_text;
 use crate::engine::{Engine, GameStatus, GoOutcome, SearchEvent};
 use crate::notation::turn::{format_action, format_turn, Style};
 use crate::notation::Board;
@@ -165,7 +164,7 @@ impl Game {
         let rules = self.rules();
         let before = self.engine.board().clone();
         let mut board = before.clone();
-        match play_text(&mut board, &rules, text) {
+        match board.play_turn_text(&rules, text) {
             Ok(turn) => {
                 self.tokens.push(turn.format(&before, &rules, Style::Token));
                 if let Err(error) = self.engine.set_position(self.start.clone(), &self.tokens) {
