@@ -63,7 +63,7 @@ fn count_command_end_to_end() {
     let (_, stdout, _) = run(&["-/- 0"]);
     assert_eq!(stdout.lines().last(), Some("312"));
     let (_, stdout, _) = run(&["--rules", "sdg", "startpos"]);
-    assert_eq!(stdout.lines().last(), Some("1080"));
+    assert_eq!(stdout.lines().last(), Some("1081"));
     let (code, _, stderr) = run(&["r1b3:g3:/y2b1::q3 0"]);
     assert_eq!(code, Some(2));
     assert!(stderr.contains("'q3'"), "{stderr}");

@@ -105,6 +105,11 @@ impl Position {
         if self.in_setup() {
             if !self.home_created(mover) && self.turn_state() == TurnState::Start {
                 homeworld_actions(rules, context.bank, &mut visit);
+                // Under `setup_pass` (SDG) a player may pass the setup turn
+                // while neither homeworld exists.
+                if rules.setup_pass && !self.home_created(mover.opponent()) {
+                    visit(Action::Pass);
+                }
             }
             return;
         }

@@ -221,9 +221,13 @@ impl Walk<'_> {
                 self.results.insert(key);
                 visit(&self.path, &ended, outcome);
             }
-            // Whether a turn may end depends only on where it ends.
+            // Whether a turn may end depends only on where it ends, except
+            // in setup: a setup pass (`Rules::setup_pass`) ends where the
+            // refused empty turn would have.
             Err(_) => {
-                self.rejected.insert(key);
+                if !position.in_setup() {
+                    self.rejected.insert(key);
+                }
             }
         }
     }
