@@ -12,16 +12,26 @@ use super::mcts::{Shared, Worker};
 use super::options::{PlayerKind, SearchLimits, SearchOptions};
 use super::players;
 use super::report::{Decision, SearchInfo, SearchResult};
-use super::root::{self, Examined};
+use super::root::{self, Examined, RootCheck};
 use super::run::{self, RunPlan};
 use super::solver::Solver;
-use super::time::{self, Controller};
+use super::time::{self, Controller, TimePlan};
 use super::tree::{self, Tree};
 use crate::rules::{Outcome, Position};
 
 /// Candidate turns the root verifies before falling back to the greedy
 /// choice (more when more are reported).
 const VERIFIED_CANDIDATES: usize = 16;
+
+/// One call of [`Searcher::search`]: what to search, and when it started.
+struct Job<'a> {
+    position: &'a Position,
+    /// Hashes of the earlier start-of-turn positions, in any order.
+    history: &'a [u64],
+    limits: &'a SearchLimits,
+    stop: &'a AtomicBool,
+    start: Instant,
+}
 
 /// A search engine for one game at a time. See the module documentation.
 pub struct Searcher {
@@ -156,7 +166,14 @@ impl Searcher {
                 }
                 PlayerKind::Greedy => self.greedy_result(position, start),
                 PlayerKind::Mcts => {
-                    self.search_tree(position, history, limits, stop, &mut on_info, start)
+                    let job = Job {
+                        position,
+                        history,
+                        limits,
+                        stop,
+                        start,
+                    };
+                    self.search_tree(&job, &mut on_info)
                 }
             }
         };
@@ -177,89 +194,29 @@ impl Searcher {
     }
 
     /// The tree search between the root's checks (see `root.rs`).
-    fn search_tree(
-        &mut self,
-        position: &Position,
-        history: &[u64],
-        limits: &SearchLimits,
-        stop: &AtomicBool,
-        on_info: &mut dyn FnMut(&SearchInfo),
-        start: Instant,
-    ) -> SearchResult {
+    fn search_tree(&mut self, job: &Job, on_info: &mut dyn FnMut(&SearchInfo)) -> SearchResult {
         let rules = self.options.rules;
         let tunables = self.options.tunables.clone();
+        let position = job.position;
         let plan = time::plan(
-            limits,
+            job.limits,
             position.side_to_move(),
-            history.len() / 2,
+            job.history.len() / 2,
             &tunables,
         );
         // Listing the turns in check gets at most a third of the soft limit.
-        let deadline = plan.soft.map(|soft| start + soft / 3);
-        let check = match root::examine(
-            position,
-            &rules,
-            &tunables,
-            &mut self.solver,
-            deadline,
-            start,
-        ) {
+        let deadline = plan.soft.map(|soft| job.start + soft / 3);
+        let solver = &mut self.solver;
+        let check = match root::examine(position, &rules, &tunables, solver, deadline, job.start) {
             Examined::Decided(result) => return result,
             Examined::Search(check) => check,
         };
-        let mut sorted_history = history.to_vec();
-        sorted_history.sort_unstable();
-        let root_turn = self.prepare_root(position, check.filter.is_some());
-        let Some(root) = self
-            .worker
-            .ensure_root(&self.tree, &rules, &tunables, position, root_turn)
-        else {
+        let Some((reading, mut info)) = self.grow_tree(job, plan, &check, on_info) else {
             // The tree cannot hold even the root.
-            return self.greedy_result(position, start);
+            return self.greedy_result(position, job.start);
         };
-        self.last_turn = Some(root_turn);
-        let node_limit = match (limits.infinite, limits.nodes) {
-            (false, Some(nodes)) => nodes,
-            _ => u64::MAX,
-        };
-        let shared = Shared {
-            tree: &self.tree,
-            rules,
-            tunables: &tunables,
-            root,
-            root_position: *position,
-            root_turn,
-            history: &sorted_history,
-            root_filter: check.filter.as_deref(),
-            stop,
-            halt: AtomicBool::new(false),
-            iterations: AtomicU64::new(0),
-            depth_sum: AtomicU64::new(0),
-            max_depth: AtomicU32::new(0),
-            node_limit,
-        };
-        let threads = self.options.threads.max(1);
-        let multi_pv = self.options.multi_pv.max(1);
-        let in_check = check.in_check;
-        let run_plan = RunPlan {
-            helpers: thread_pool(&mut self.pool, threads).map(|pool| (pool, threads - 1)),
-            controller: Controller::new(start, plan, node_limit, &tunables),
-            info_interval: self.options.info_interval,
-        };
-        run::run(&shared, &mut self.worker, run_plan, &mut |shared| {
-            let reading = TreeReading::new(shared, multi_pv);
-            on_info(&collect_info(shared, &reading, start, multi_pv, in_check));
-        });
-        let reading = TreeReading::new(&shared, multi_pv.max(VERIFIED_CANDIDATES));
-        let mut info = collect_info(&shared, &reading, start, multi_pv, in_check);
-        let choice = root::choose(
-            &reading,
-            check,
-            position,
-            &rules,
-            &tunables,
-            &mut self.solver,
-        );
+        let solver = &mut self.solver;
+        let choice = root::choose(&reading, check, position, &rules, &tunables, solver);
         if info.best_turn != choice.actions {
             info.best_turn = choice.actions.clone();
             info.value = choice.value;
@@ -271,6 +228,66 @@ impl Searcher {
             decision: choice.decision,
             info,
         }
+    }
+
+    /// Places the root in the tree and searches it until the limits, the
+    /// stop flag or a proof end the search. Returns the tree's answer and
+    /// the final report, or `None` if the tree cannot hold the root.
+    fn grow_tree(
+        &mut self,
+        job: &Job,
+        plan: TimePlan,
+        check: &RootCheck,
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) -> Option<(TreeReading, SearchInfo)> {
+        let root_turn = self.prepare_root(job.position, check.filter.is_some());
+        let tunables = &self.options.tunables;
+        let root = self.worker.ensure_root(
+            &self.tree,
+            &self.options.rules,
+            tunables,
+            job.position,
+            root_turn,
+        )?;
+        self.last_turn = Some(root_turn);
+        let mut history = job.history.to_vec();
+        history.sort_unstable();
+        let node_limit = match (job.limits.infinite, job.limits.nodes) {
+            (false, Some(nodes)) => nodes,
+            _ => u64::MAX,
+        };
+        let shared = Shared {
+            tree: &self.tree,
+            rules: self.options.rules,
+            tunables,
+            root,
+            root_position: *job.position,
+            root_turn,
+            history: &history,
+            root_filter: check.filter.as_deref(),
+            stop: job.stop,
+            halt: AtomicBool::new(false),
+            iterations: AtomicU64::new(0),
+            depth_sum: AtomicU64::new(0),
+            max_depth: AtomicU32::new(0),
+            node_limit,
+        };
+        let threads = self.options.threads.max(1);
+        let multi_pv = self.options.multi_pv.max(1);
+        let run_plan = RunPlan {
+            helpers: thread_pool(&mut self.pool, threads).map(|pool| (pool, threads - 1)),
+            controller: Controller::new(job.start, plan, node_limit, tunables),
+            info_interval: self.options.info_interval,
+        };
+        let report = |shared: &Shared, candidates: usize| {
+            let reading = TreeReading::new(shared, candidates);
+            let info = collect_info(shared, &reading, job.start, multi_pv, check.in_check);
+            (reading, info)
+        };
+        run::run(&shared, &mut self.worker, run_plan, &mut |shared| {
+            on_info(&report(shared, multi_pv).1);
+        });
+        Some(report(&shared, multi_pv.max(VERIFIED_CANDIDATES)))
     }
 
     /// Finds the root for `position` in the kept tree (the same turn, or one
@@ -311,4 +328,63 @@ fn thread_pool(pool: &mut Option<ThreadPool>, threads: usize) -> Option<&ThreadP
             .ok();
     }
     pool.as_ref()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{Action, Colour, Piece, Rules};
+
+    /// The position after the setup turns `home.r1.b3.g3 home.y2.b1.g3`.
+    fn after_setup() -> Position {
+        let rules = Rules::STANDARD;
+        let piece = |colour, size| Piece::new(colour, size).unwrap();
+        let mut position = Position::start();
+        for (star, second, ship) in [
+            (
+                piece(Colour::Red, 1),
+                piece(Colour::Blue, 3),
+                piece(Colour::Green, 3),
+            ),
+            (
+                piece(Colour::Yellow, 2),
+                piece(Colour::Blue, 1),
+                piece(Colour::Green, 3),
+            ),
+        ] {
+            let home = Action::Homeworld {
+                star,
+                second_star: Some(second),
+                ship,
+            };
+            position.try_apply(&rules, home).unwrap();
+            position.end_turn(&rules).unwrap();
+        }
+        position
+    }
+
+    #[test]
+    fn the_thread_pool_follows_the_threads_option() {
+        let position = after_setup();
+        let stop = AtomicBool::new(false);
+        let limits = SearchLimits::nodes(600);
+        let mut options = SearchOptions {
+            hash_mb: 8,
+            ..SearchOptions::default()
+        };
+        let mut searcher = Searcher::new(options.clone());
+        for threads in [1, 3, 2, 2, 1] {
+            options.threads = threads;
+            searcher.set_options(options.clone());
+            let result = searcher.search(&position, &[], &limits, &stop, |_| {});
+            // Helpers add their counts in batches of 16.
+            let iterations = result.info.iterations;
+            assert!((600..=600 + 16 * threads as u64).contains(&iterations));
+            assert!(!result.best_turn.is_empty());
+            let pool_threads = searcher.pool.as_ref().map(ThreadPool::current_num_threads);
+            // One thread needs no pool; a change of size drops the old one.
+            let expected = (threads > 1).then_some(threads);
+            assert_eq!(pool_threads, expected, "{threads} threads");
+        }
+    }
 }
