@@ -718,34 +718,7 @@ pub(crate) fn try_prove(tree: &Tree, node_id: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::{Piece, PieceSet, Player, System};
-
-    /// Pieces written as in HWPN (`r1b3`), without the notation layer.
-    fn pieces(text: &str) -> PieceSet {
-        let mut set = PieceSet::EMPTY;
-        for pair in text.as_bytes().chunks(2) {
-            set.add(Piece::parse(std::str::from_utf8(pair).unwrap()).unwrap());
-        }
-        set
-    }
-
-    /// A position of two homes only, player 0 to move at the start of a turn.
-    fn two_homes(homes: [(&str, &str, &str); 2]) -> Position {
-        let home = |(stars, first, second): (&str, &str, &str)| {
-            Some(System {
-                stars: pieces(stars),
-                ships: [pieces(first), pieces(second)],
-            })
-        };
-        Position::from_parts(
-            [home(homes[0]), home(homes[1])],
-            [true, true],
-            &[],
-            Player::First,
-            TurnState::Start,
-        )
-        .unwrap()
-    }
+    use crate::search::testing::position;
 
     /// Runs the bare tree (no root shortcuts) and returns the root's proof
     /// and mean value for the side to move.
@@ -786,7 +759,7 @@ mod tests {
         // `r1b3:r3g3:/y2b1:g2:g1 0`: a red sacrifice then a capture wins: two
         // actions deep in the tree, with values passed up unchanged inside
         // the turn.
-        let position = two_homes([("r1b3", "r3g3", ""), ("y2b1", "g2", "g1")]);
+        let position = position(&[("r1b3", "r3g3", ""), ("y2b1", "g2", "g1")], 0);
         let (proof, value) = bare_tree(position, 400);
         assert_eq!(proof, PROVEN_WIN);
         assert!(value > 0.5, "value {value}");
@@ -797,7 +770,7 @@ mod tests {
         // `r2b1:y1:r3/y3::y2g2 0`: every turn lets player 1's r3 capture
         // player 0's last home ship: values cross the end of the turn with
         // their sign flipped.
-        let position = two_homes([("r2b1", "y1", "r3"), ("y3", "", "y2g2")]);
+        let position = position(&[("r2b1", "y1", "r3"), ("y3", "", "y2g2")], 0);
         let (proof, value) = bare_tree(position, 400);
         assert_eq!(proof, PROVEN_LOSS);
         assert!(value < -0.5, "value {value}");

@@ -74,6 +74,8 @@ mod run;
 mod searcher;
 pub mod selfplay;
 mod solver;
+#[cfg(test)]
+mod testing;
 mod time;
 mod tree;
 pub mod tunables;

@@ -211,7 +211,7 @@ mod tests {
 
     #[test]
     fn defaults_are_within_their_ranges_and_names_are_unique() {
-        let mut names = std::collections::HashSet::new();
+        let mut names = ahash::AHashSet::new();
         for spec in TUNABLES {
             assert!(
                 spec.min <= spec.default && spec.default <= spec.max,
