@@ -12,8 +12,8 @@ use std::sync::atomic::AtomicBool;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use supernova::rules::{Position, Rules};
-use supernova::search::bench::{parse_positions, BENCH_POSITIONS};
 use supernova::search::{static_evaluation, SearchLimits, SearchOptions, Searcher, Solver};
+use supernova::tools::bench::{parse_positions, BENCH_POSITIONS};
 
 /// Iterations per measured search.
 const NODES: u64 = 20_000;
@@ -35,16 +35,15 @@ fn middle_games() -> Vec<(String, Position)> {
         .collect()
 }
 
+/// A node limit is searched in full, so each search runs exactly NODES
+/// iterations (with one thread) and the throughput is exact.
 fn options(threads: usize) -> SearchOptions {
-    let mut options = SearchOptions {
+    SearchOptions {
         threads,
         hash_mb: 128,
         tree_reuse: false,
         ..SearchOptions::default()
-    };
-    // Exactly NODES iterations per search, so that the throughput is exact.
-    options.tunables.set("smart_pruning", 0.0).unwrap();
-    options
+    }
 }
 
 fn search_speed(criterion: &mut Criterion) {

@@ -913,13 +913,11 @@ fn fallback_result(position: &crate::rules::Position, rules: &Rules) -> SearchRe
     let info = SearchInfo {
         best_turn: turn.clone(),
         principal_variation: vec![turn.clone()],
-        win_probability: 0.5,
         ..SearchInfo::default()
     };
     SearchResult {
         best_turn: turn,
         value: 0.0,
-        win_probability: 0.5,
         decision: crate::search::Decision::Search,
         info,
     }

@@ -551,12 +551,13 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
             file,
         }) => {
             use supernova::search::bench;
+            use supernova::tools::bench::{parse_positions, BENCH_POSITIONS};
             let text = match &file {
                 Some(path) => std::fs::read_to_string(path)
                     .map_err(|error| format!("{}: {error}", path.display()))?,
-                None => bench::BENCH_POSITIONS.to_string(),
+                None => BENCH_POSITIONS.to_string(),
             };
-            let positions = bench::parse_positions(&text).map_err(|error| {
+            let positions = parse_positions(&text).map_err(|error| {
                 let name = file.as_ref().map_or("bench positions".to_string(), |path| {
                     path.display().to_string()
                 });
@@ -567,7 +568,8 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
                 hash_mb: hash.max(1),
                 ..bench::default_options()
             };
-            let report = bench::run(&positions, nodes, &options);
+            let searched: Vec<_> = positions.iter().map(|entry| entry.position).collect();
+            let report = bench::run(&searched, nodes, &options);
             for (index, (entry, position)) in report.entries.iter().zip(&positions).enumerate() {
                 println!(
                     "position {:>2}: {:>8} nodes {:>9.0} nps  {}",

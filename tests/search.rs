@@ -1,16 +1,19 @@
 //! The search engine, end to end through its public API: the exact safety
 //! guarantees (wins are played, threats are parried, a forced draw is taken
 //! when everything else loses), the win-in-1 solver against brute force,
-//! determinism, the memory bound, the stop flag, the simple players, short
-//! self-play games, and the `bench` command.
+//! determinism, the memory bound, the limits and the stop flag (also
+//! through the binary), the simple players, and short self-play games. The
+//! `bench` command is tested in tests/bench.rs.
 //!
 //! Every search here is node-limited and small, so the whole file runs in a
 //! few seconds in release mode.
 
 mod common;
 
+use std::io::Write;
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use supernova::notation::{cli, hwpn};
 use supernova::rules::{Action, Outcome, Player, Position, Rules, TurnEnumerator};
@@ -171,7 +174,7 @@ fn tactics_files_are_solved() {
         }
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let text = std::fs::read_to_string(&path).unwrap();
-        let positions = supernova::search::bench::parse_positions(&text)
+        let positions = supernova::tools::bench::parse_positions(&text)
             .unwrap_or_else(|error| panic!("{name}: {error}"));
         for entry in positions {
             let root = entry.position;
@@ -319,7 +322,7 @@ fn solver_agrees_with_brute_force_on_shared_positions() {
 // ----- determinism, memory, stopping ----------------------------------------
 
 fn bench_positions() -> Vec<Position> {
-    supernova::search::bench::parse_positions(supernova::search::bench::BENCH_POSITIONS)
+    supernova::tools::bench::parse_positions(supernova::tools::bench::BENCH_POSITIONS)
         .unwrap()
         .into_iter()
         .map(|entry| entry.position)
@@ -435,8 +438,11 @@ fn time_limits_end_the_search() {
     let rules = Rules::STANDARD;
     let root = bench_positions()[4];
     let stop = AtomicBool::new(false);
+    // A 200 ms movetime, and a 500 ms clock whose hard limit is a quarter of
+    // it: either must end the search well within 2 s, however loaded the
+    // machine (the limit is watched every 32 iterations).
     for limits in [
-        SearchLimits::movetime(Duration::from_millis(30)),
+        SearchLimits::movetime(Duration::from_millis(200)),
         SearchLimits {
             clock: Some(Clock {
                 time_left: [Duration::from_millis(500); 2],
@@ -445,9 +451,88 @@ fn time_limits_end_the_search() {
             ..SearchLimits::default()
         },
     ] {
+        let started = Instant::now();
         let result =
             Searcher::new(options(PlayerKind::Mcts)).search(&root, &[], &limits, &stop, |_| {});
+        let elapsed = started.elapsed();
+        assert!(elapsed < Duration::from_secs(2), "{limits:?}: {elapsed:?}");
+        assert!(result.info.iterations > 0, "{limits:?}");
         play(&root, &rules, &result.best_turn);
+    }
+}
+
+/// The position after the README quick start's two setup turns
+/// (`home.r1.b3.g3 home.y2.b1.g3`).
+fn quick_start_position() -> Position {
+    position("r1b3:g3:/y2b1::g3 0")
+}
+
+#[test]
+fn a_node_limit_is_searched_in_full() {
+    // Early stopping belongs to clock-managed searches: under a node limit
+    // the search runs exactly that many iterations with one thread (here it
+    // once stopped at 1,344 of 2,000 when the choice looked settled).
+    for root in [quick_start_position(), bench_positions()[5]] {
+        let result = search(&root, options(PlayerKind::Mcts), 2_000);
+        assert_eq!(result.decision, Decision::Search);
+        assert_eq!(result.info.iterations, 2_000, "{root:?}");
+    }
+}
+
+#[test]
+fn a_movetime_is_searched_in_full() {
+    // UCI's movetime is "search exactly this long": no early stop when the
+    // choice looks clear (it once stopped at about 60% of the time).
+    let root = quick_start_position();
+    let movetime = Duration::from_millis(300);
+    let stop = AtomicBool::new(false);
+    let started = Instant::now();
+    let result = Searcher::new(options(PlayerKind::Mcts)).search(
+        &root,
+        &[],
+        &SearchLimits::movetime(movetime),
+        &stop,
+        |_| {},
+    );
+    let elapsed = started.elapsed();
+    assert_eq!(result.decision, Decision::Search);
+    assert!(
+        result.info.elapsed >= movetime && elapsed < Duration::from_secs(3),
+        "a {movetime:?} search took {:?}",
+        result.info.elapsed
+    );
+}
+
+#[test]
+fn a_search_stopped_before_it_starts_still_plays_a_real_turn() {
+    // `go nodes 2000` then `quit` at once, or `go infinite` then `stop`: the
+    // stop flag is set before the first iteration. The search still runs
+    // that one iteration, which orders the root's actions by their priors,
+    // and answers its turn after the exact safety checks, never a pass.
+    let rules = Rules::STANDARD;
+    let stop = AtomicBool::new(true);
+    let mut roots = vec![quick_start_position()];
+    roots.extend(MUST_DEFEND.iter().map(|text| position(text)));
+    roots.extend(bench_positions().into_iter().skip(2).take(4));
+    for root in roots {
+        let one_iteration = search(&root, options(PlayerKind::Mcts), 1);
+        for limits in [
+            SearchLimits::nodes(2_000),
+            SearchLimits {
+                infinite: true,
+                ..SearchLimits::default()
+            },
+        ] {
+            let result =
+                Searcher::new(options(PlayerKind::Mcts)).search(&root, &[], &limits, &stop, |_| {});
+            assert!(
+                !result.best_turn.is_empty(),
+                "a pass after a stop in {root:?}"
+            );
+            assert!(is_safe(&root, &rules, &result.best_turn), "{root:?}");
+            assert_eq!(result.best_turn, one_iteration.best_turn, "{root:?}");
+            assert_eq!(result.info.best_turn, result.best_turn);
+        }
     }
 }
 
@@ -602,48 +687,41 @@ fn short_self_play_games_end_legally() {
 
 // ----- the binary -----------------------------------------------------------
 
-#[test]
-fn bench_command_prints_a_reproducible_signature() {
-    let run = || {
-        let output = std::process::Command::new(common::binary())
-            .args(["bench", "--nodes", "300"])
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        let text = String::from_utf8(output.stdout).unwrap();
-        let field = |name: &str| {
-            text.lines()
-                .find_map(|line| line.strip_prefix(name))
-                .unwrap_or_else(|| panic!("no {name} in {text}"))
-                .trim()
-                .to_string()
-        };
-        (field("Nodes:"), field("Signature:"))
-    };
-    let first = run();
-    assert!(first.0.parse::<u64>().unwrap() > 0);
-    assert_eq!(first, run());
+/// Runs the binary with `input` on its standard input; returns its output.
+fn run_with_input(input: &str) -> String {
+    let mut child = Command::new(common::binary())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "{output:?}");
+    String::from_utf8(output.stdout).unwrap()
 }
 
 #[test]
-fn bench_command_reports_a_bad_positions_file() {
-    let directory = std::env::temp_dir().join(format!("supernova-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&directory).unwrap();
-    let file = directory.join("bad.txt");
-    std::fs::write(&file, "r1b2:g3:/y1b3::g3 0 # fine\nnonsense here\n").unwrap();
-    let output = std::process::Command::new(common::binary())
-        .args(["bench", "--nodes", "10", "--file"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
-    let message = String::from_utf8_lossy(&output.stderr);
-    assert!(message.contains("line 2"), "{message}");
-    std::fs::remove_dir_all(&directory).ok();
+fn quit_or_stop_right_after_go_still_answers_a_real_turn() {
+    // The README's quick start: `quit` arrives before the search has done
+    // any work. It used to answer `bestmove pass`, throwing the turn away.
+    let setup = "hwi\nposition startpos moves home.r1.b3.g3 home.y2.b1.g3\n";
+    for _ in 0..3 {
+        for ending in ["go nodes 2000\nquit\n", "go infinite\nstop\nquit\n"] {
+            let output = run_with_input(&format!("{setup}{ending}"));
+            let bestmove = output
+                .lines()
+                .filter_map(|line| line.strip_prefix("bestmove "))
+                .collect::<Vec<_>>();
+            assert_eq!(bestmove.len(), 1, "{ending:?}:\n{output}");
+            assert_ne!(bestmove[0], "pass", "{ending:?}:\n{output}");
+        }
+    }
 }
 
 // ----- strength (manual) ----------------------------------------------------

@@ -104,7 +104,7 @@ pub fn info_lines(board: &Board, rules: &Rules, info: &SearchInfo) -> Vec<String
         info.principal_variation.clone()
     };
     if info.candidates.len() <= 1 {
-        let line = common(info.value, info.win_probability, info.proof, 1);
+        let line = common(info.value, info.win_probability(), info.proof, 1);
         return vec![with_pv(line, &principal)];
     }
     info.candidates
@@ -113,7 +113,7 @@ pub fn info_lines(board: &Board, rules: &Rules, info: &SearchInfo) -> Vec<String
         .map(|(index, candidate): (usize, &Candidate)| {
             let line = common(
                 candidate.value,
-                candidate.win_probability,
+                candidate.win_probability(),
                 candidate.proof,
                 index + 1,
             );

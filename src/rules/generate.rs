@@ -36,12 +36,32 @@ impl Default for ActionList {
 }
 
 impl ActionList {
-    /// Adds an action; beyond the proven capacity it is dropped.
+    /// Adds an action.
+    ///
+    /// # Panics
+    /// In debug builds, when the list already holds [`MAX_ACTIONS`]: the
+    /// bound is proven, so that would be a generator bug, and no action is
+    /// ever dropped silently. Release builds skip the check and keep the
+    /// first [`MAX_ACTIONS`].
     pub fn push(&mut self, action: Action) {
+        debug_assert!(
+            self.len < MAX_ACTIONS,
+            "more than MAX_ACTIONS ({MAX_ACTIONS}) actions from one state: {action:?} would be dropped"
+        );
         if self.len < MAX_ACTIONS {
             self.actions[self.len] = action;
             self.len += 1;
         }
+    }
+
+    /// The number of actions collected.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the list is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
     }
 
     /// Empties the list.
@@ -292,6 +312,39 @@ fn colour_actions(
                     visit(Action::Capture { system: slot, ship });
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_action_list_holds_exactly_max_actions() {
+        let mut list = ActionList::default();
+        let build = |index: usize| Action::Build {
+            system: (index % SLOT_COUNT) as Slot,
+            piece: Piece::ALL[index % Piece::COUNT],
+        };
+        for index in 0..MAX_ACTIONS {
+            list.push(build(index));
+        }
+        assert_eq!(list.len(), MAX_ACTIONS);
+        assert_eq!(list.as_slice()[MAX_ACTIONS - 1], build(MAX_ACTIONS - 1));
+        // One more is a generator bug: debug builds say so instead of
+        // dropping it silently.
+        let overflow = std::panic::catch_unwind(move || {
+            let mut list = list;
+            list.push(Action::Pass);
+            list.len()
+        });
+        if cfg!(debug_assertions) {
+            let message = overflow.unwrap_err();
+            let message = message.downcast_ref::<String>().unwrap();
+            assert!(message.contains("MAX_ACTIONS"), "{message}");
+        } else {
+            assert_eq!(overflow.unwrap(), MAX_ACTIONS);
         }
     }
 }

@@ -118,6 +118,23 @@ impl HashSet64 {
 
 /// Reusable buffers for enumerating turns, so that repeated calls (perft over
 /// many positions, a root in check) do not reallocate.
+///
+/// ```
+/// use supernova::rules::{Outcome, Position, Rules, TurnEnumerator};
+///
+/// // Every distinct first turn of the game: player 0 creating a homeworld.
+/// let rules = Rules::STANDARD;
+/// let start = Position::start();
+/// let mut enumerator = TurnEnumerator::default();
+/// let mut homes = 0;
+/// enumerator.for_each_turn(&start, &rules, |actions, result, outcome| {
+///     assert_eq!(actions.len(), 1);
+///     assert_eq!(outcome, Outcome::Ongoing);
+///     assert!(result.home_created(supernova::rules::Player::First));
+///     homes += 1;
+/// });
+/// assert_eq!(homes, enumerator.count(&start, &rules));
+/// ```
 #[derive(Default)]
 pub struct TurnEnumerator {
     states: HashSet64,
@@ -304,6 +321,34 @@ impl Walk<'_> {
 impl Position {
     /// Every distinct legal turn. Convenient but allocating; use a
     /// [`TurnEnumerator`] in loops.
+    ///
+    /// ```
+    /// use supernova::rules::{Action, Colour, Piece, Position, Rules};
+    ///
+    /// // Set up both homes: player 0 at a Small red and Large blue binary
+    /// // star with a Large green ship, player 1 at Medium yellow and Small
+    /// // blue with a Large green ship.
+    /// let rules = Rules::STANDARD;
+    /// let piece = |colour, size| Piece::new(colour, size).unwrap();
+    /// let mut position = Position::start();
+    /// for (star, second, ship) in [
+    ///     (piece(Colour::Red, 1), piece(Colour::Blue, 3), piece(Colour::Green, 3)),
+    ///     (piece(Colour::Yellow, 2), piece(Colour::Blue, 1), piece(Colour::Green, 3)),
+    /// ] {
+    ///     let home = Action::Homeworld { star, second_star: Some(second), ship };
+    ///     position.try_apply(&rules, home).unwrap();
+    ///     position.end_turn(&rules).unwrap();
+    /// }
+    ///
+    /// // Player 0 may build a green ship, trade the green ship for each
+    /// // other colour, sacrifice it, or pass: six distinct turns.
+    /// let turns = position.legal_turns(&rules);
+    /// assert_eq!(turns.len(), 6);
+    /// assert_eq!(position.count_turns(&rules), 6);
+    /// let build = Action::Build { system: 0, piece: piece(Colour::Green, 1) };
+    /// assert!(turns.iter().any(|turn| turn.actions == [build]));
+    /// assert!(turns.iter().any(|turn| turn.actions.is_empty()), "the pass");
+    /// ```
     pub fn legal_turns(&self, rules: &Rules) -> Vec<Turn> {
         let mut turns = Vec::new();
         TurnEnumerator::default().for_each_turn(self, rules, |actions, result, outcome| {

@@ -3,49 +3,15 @@
 //! turns change only when the search's behaviour changes, so a refactor that
 //! keeps them is a refactor, and a change to them needs a strength test.
 //! Nodes per second come along for free.
+//!
+//! The positions come from the caller (`supernova bench` reads them with
+//! `tools::bench`), so that the search needs no text.
 
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use super::{SearchLimits, SearchOptions, Searcher};
-use crate::notation::{hwpn, ParseError};
 use crate::rules::{Position, Rules};
-
-/// The built-in bench positions (`positions/bench.txt`).
-pub const BENCH_POSITIONS: &str = include_str!("../../positions/bench.txt");
-
-/// One bench position.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BenchPosition {
-    /// The position.
-    pub position: Position,
-    /// The comment naming its source.
-    pub source: String,
-}
-
-/// Reads positions in the bench format: HWPN, one per line, `#` starting a
-/// comment; blank and comment-only lines are skipped.
-///
-/// # Errors
-/// The first line that is not valid HWPN, with its line number.
-pub fn parse_positions(text: &str) -> Result<Vec<BenchPosition>, ParseError> {
-    let mut positions = Vec::new();
-    for (index, line) in text.lines().enumerate() {
-        let (body, comment) = match line.split_once('#') {
-            Some((body, comment)) => (body, comment.trim()),
-            None => (line, ""),
-        };
-        if body.trim().is_empty() {
-            continue;
-        }
-        let board = hwpn::parse(body.trim()).map_err(|error| error.at_line(index + 1))?;
-        positions.push(BenchPosition {
-            position: board.position,
-            source: comment.to_string(),
-        });
-    }
-    Ok(positions)
-}
 
 /// The result for one position.
 #[derive(Clone, Debug, PartialEq)]
@@ -80,28 +46,20 @@ impl BenchReport {
     }
 }
 
-/// Runs the bench: a fresh searcher per position with `options` (use one
-/// thread for a reproducible signature) and `nodes` iterations each.
-pub fn run(positions: &[BenchPosition], nodes: u64, options: &SearchOptions) -> BenchReport {
+/// Runs the bench: one searcher with `options` (use one thread for a
+/// reproducible signature), cleared before each position, and `nodes`
+/// iterations on each.
+pub fn run(positions: &[Position], nodes: u64, options: &SearchOptions) -> BenchReport {
     let mut report = BenchReport {
         signature: 0xCBF2_9CE4_8422_2325,
         ..BenchReport::default()
     };
     let stop = AtomicBool::new(false);
-    let mut searcher = Searcher::new(SearchOptions {
-        rules: options.rules,
-        ..options.clone()
-    });
-    for entry in positions {
+    let mut searcher = Searcher::new(options.clone());
+    for position in positions {
         searcher.clear();
         let start = Instant::now();
-        let result = searcher.search(
-            &entry.position,
-            &[],
-            &SearchLimits::nodes(nodes),
-            &stop,
-            |_| {},
-        );
+        let result = searcher.search(position, &[], &SearchLimits::nodes(nodes), &stop, |_| {});
         let elapsed = start.elapsed();
         report.nodes += result.info.iterations;
         report.elapsed += elapsed;
@@ -130,23 +88,5 @@ pub fn default_options() -> SearchOptions {
         hash_mb: 64,
         rules: Rules::STANDARD,
         ..SearchOptions::default()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn built_in_positions_parse() {
-        let positions = parse_positions(BENCH_POSITIONS).unwrap();
-        assert!(positions.len() >= 20, "{} positions", positions.len());
-        assert!(positions.iter().all(|entry| !entry.source.is_empty()));
-    }
-
-    #[test]
-    fn bad_line_is_reported_with_its_number() {
-        let error = parse_positions("# comment\nr1b2:g3:/y1b3::g3 0\nnot hwpn\n").unwrap_err();
-        assert!(error.to_string().contains('3'), "{error}");
     }
 }

@@ -308,17 +308,13 @@ fn best_capture(facts: &Facts, player: Player) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::notation::hwpn;
-
-    fn position(text: &str) -> Position {
-        hwpn::parse(text).unwrap().position
-    }
+    use crate::search::testing::position;
 
     #[test]
     fn symmetric_positions_differ_only_by_tempo() {
         let tunables = Tunables::default();
-        let first = position("r1b2:g3:/r1b2::g3 0");
-        let second = position("r1b2:g3:/r1b2::g3 1");
+        let first = position(&[("r1b2", "g3", ""), ("r1b2", "", "g3")], 0);
+        let second = position(&[("r1b2", "g3", ""), ("r1b2", "", "g3")], 1);
         let expected = tunables[Tunable::Tempo];
         assert!((score(&first, &tunables, false) - expected).abs() < 1e-4);
         assert!((score(&second, &tunables, false) - expected).abs() < 1e-4);
@@ -327,8 +323,8 @@ mod tests {
     #[test]
     fn more_material_is_better() {
         let tunables = Tunables::default();
-        let ahead = position("r1b2:g3y1:/y1b3::g3 0");
-        let behind = position("r1b2:g3:/y1b3::g3y1y2 0");
+        let ahead = position(&[("r1b2", "g3y1", ""), ("y1b3", "", "g3")], 0);
+        let behind = position(&[("r1b2", "g3", ""), ("y1b3", "", "g3y1y2")], 0);
         assert!(score(&ahead, &tunables, false) > score(&behind, &tunables, false));
         let value = value(&ahead, &tunables, false);
         assert!(value > -1.0 && value < 1.0);
@@ -338,7 +334,10 @@ mod tests {
     fn finished_games_score_exactly() {
         let tunables = Tunables::default();
         // Player 1 has no ship at home: player 0 has won.
-        let won = position("r1b2:g3:/y1b3::/g2:y1:g1 1");
+        let won = position(
+            &[("r1b2", "g3", ""), ("y1b3", "", ""), ("g2", "y1", "g1")],
+            1,
+        );
         assert_eq!(value(&won, &tunables, false), -1.0);
     }
 }

@@ -25,9 +25,7 @@ use super::priors::scored_children;
 use super::solver::{passed, Solver};
 use super::tree::*;
 use super::tunables::{Tunable, Tunables};
-use crate::rules::{
-    Action, Outcome, Player, Position, Rules, Slot, TurnEnumerator, TurnState, SLOT_COUNT,
-};
+use crate::rules::{Action, Outcome, Position, Rules, Slot, TurnState, SLOT_COUNT};
 
 /// Edges materialised at a first expansion, then at the first widening.
 const FIRST_BLOCK: u32 = 8;
@@ -113,7 +111,7 @@ pub(crate) fn flip_proof(proof: u8) -> u8 {
 
 /// A child's proof from the point of view of the parent's mover.
 #[inline]
-fn proof_for(tree: &Tree, child: u32, mover: usize) -> u8 {
+pub(crate) fn proof_for(tree: &Tree, child: u32, mover: usize) -> u8 {
     let node = tree.node(child);
     let proof = node.proof.load(Ordering::Acquire);
     if node.mover() == mover {
@@ -212,7 +210,7 @@ impl Worker {
     }
 
     /// Starts a search's statistics afresh.
-    pub fn max_depth_reset(&mut self) {
+    pub fn reset_statistics(&mut self) {
         self.pending_iterations = 0;
         self.pending_depth = 0;
         self.max_depth = 0;
@@ -717,310 +715,64 @@ pub(crate) fn try_prove(tree: &Tree, node_id: u32) -> bool {
     complete
 }
 
-// ----- reading results out of the tree --------------------------------------
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::testing::position;
 
-/// A complete turn read from the tree.
-#[derive(Clone, Debug)]
-pub(crate) struct TreeTurn {
-    /// The actions.
-    pub actions: Vec<Action>,
-    /// The position after the turn (opponent to move).
-    pub result: Position,
-    /// The node for `result` (0 if the turn was completed outside the tree).
-    pub child: u32,
-    /// Visits through the turn's last edge.
-    pub visits: u64,
-    /// Value for the root mover.
-    pub value: f32,
-    /// Proof for the root mover.
-    pub proof: u8,
-}
-
-/// The child edge to follow when reading a line: a proven win, else the
-/// most visited child that is not a proven loss (ties to the better value),
-/// else the most visited.
-pub(crate) fn pick_edge(tree: &Tree, node_id: u32) -> Option<u32> {
-    let node = tree.node(node_id);
-    let state = node.state.load(Ordering::Acquire);
-    if state != EXPANDED && state != WIDENING {
-        return None;
-    }
-    let mover = node.mover();
-    let (first, count, _) = node.children();
-    let mut best: Option<(u32, (u8, u32, f32))> = None;
-    for index in first..first + count {
-        let edge = tree.edge(index);
-        let child = edge.child.load(Ordering::Acquire);
-        if child == 0 {
-            continue;
-        }
-        let visits = edge.visits.load(Ordering::Relaxed);
-        if visits == 0 {
-            continue;
-        }
-        let proof = proof_for(tree, child, mover);
-        let rank = match proof {
-            PROVEN_WIN => 3,
-            PROVEN_LOSS => 0,
-            PROVEN_DRAW => 1,
-            _ => 2,
+    /// Runs the bare tree (no root shortcuts) and returns the root's proof
+    /// and mean value for the side to move.
+    fn bare_tree(position: Position, iterations: u32) -> (u8, f32) {
+        let rules = Rules::STANDARD;
+        let tunables = Tunables::default();
+        let tree = Tree::with_megabytes(4);
+        let mut worker = Worker::default();
+        let root = worker
+            .ensure_root(&tree, &rules, &tunables, &position, 0)
+            .unwrap();
+        let stop = AtomicBool::new(false);
+        let shared = Shared {
+            tree: &tree,
+            rules,
+            tunables: &tunables,
+            root,
+            root_position: position,
+            root_turn: 0,
+            history: &[],
+            root_filter: None,
+            stop: &stop,
+            halt: AtomicBool::new(false),
+            iterations: AtomicU64::new(0),
+            depth_sum: AtomicU64::new(0),
+            max_depth: AtomicU32::new(0),
+            node_limit: u64::MAX,
         };
-        let value = child_value(tree, child, mover);
-        let key = (rank, visits, value);
-        let better = match &best {
-            None => true,
-            Some((_, current)) => {
-                key.0 > current.0
-                    || (key.0 == current.0
-                        && (key.1 > current.1 || (key.1 == current.1 && key.2 > current.2)))
-            }
-        };
-        if better {
-            best = Some((index, key));
+        for _ in 0..iterations {
+            worker.iterate(&shared);
         }
+        let node = tree.node(root);
+        (node.proof.load(Ordering::Relaxed), node.mean().unwrap())
     }
-    best.map(|(index, _)| index)
-}
 
-/// A child's value from the parent mover's point of view.
-pub(crate) fn child_value(tree: &Tree, child: u32, mover: usize) -> f32 {
-    let node = tree.node(child);
-    let proof = node.proof.load(Ordering::Acquire);
-    let value = if proof != UNPROVEN {
-        proof_value(proof)
-    } else {
-        node.mean().unwrap_or_else(|| node.static_value())
-    };
-    if node.mover() == mover {
-        value
-    } else {
-        -value
+    #[test]
+    fn a_winning_root_backs_up_plus_one() {
+        // `r1b3:r3g3:/y2b1:g2:g1 0`: a red sacrifice then a capture wins: two
+        // actions deep in the tree, with values passed up unchanged inside
+        // the turn.
+        let position = position(&[("r1b3", "r3g3", ""), ("y2b1", "g2", "g1")], 0);
+        let (proof, value) = bare_tree(position, 400);
+        assert_eq!(proof, PROVEN_WIN);
+        assert!(value > 0.5, "value {value}");
     }
-}
 
-/// The best turn in the tree: follow the best child from the root until the
-/// turn ends; at a barely visited intra-turn node, end the turn there (or
-/// complete it greedily when ending is not sensible).
-pub(crate) fn best_turn(
-    tree: &Tree,
-    rules: &Rules,
-    tunables: &Tunables,
-    root: u32,
-    root_position: &Position,
-) -> Option<TreeTurn> {
-    let min_visits = tunables[Tunable::ExtractMinVisits] as u32;
-    let root_mover = root_position.side_to_move().index();
-    let mut position = *root_position;
-    let mut node_id = root;
-    let mut actions = Vec::new();
-    let mut turn = 0;
-    loop {
-        let node = tree.node(node_id);
-        let thin = node_id != root && node.visits.load(Ordering::Relaxed) < min_visits;
-        let edge = if thin { None } else { pick_edge(tree, node_id) };
-        let Some(edge_index) = edge else {
-            // Finish the turn outside the tree.
-            let (rest, result) = complete_turn(&position, rules, tunables)?;
-            actions.extend(rest);
-            let value = child_value(tree, node_id, root_mover);
-            return Some(TreeTurn {
-                actions,
-                result,
-                child: 0,
-                visits: node.visits.load(Ordering::Relaxed) as u64,
-                value,
-                proof: UNPROVEN,
-            });
-        };
-        let edge = tree.edge(edge_index);
-        let action = edge.action.load(Ordering::Relaxed);
-        let child = edge.child.load(Ordering::Acquire);
-        let step = advance(&mut position, rules, action, &mut turn);
-        if action != END_TURN {
-            actions.push(Action::unpack(action)?);
-        }
-        match step {
-            Step::Invalid => return None,
-            Step::Ended(_) => {
-                return Some(TreeTurn {
-                    actions,
-                    result: position,
-                    child,
-                    visits: edge.visits.load(Ordering::Relaxed) as u64,
-                    value: child_value(tree, child, root_mover),
-                    proof: proof_for(tree, child, root_mover),
-                });
-            }
-            Step::Inside => node_id = child,
-        }
+    #[test]
+    fn a_lost_root_backs_up_minus_one() {
+        // `r2b1:y1:r3/y3::y2g2 0`: every turn lets player 1's r3 capture
+        // player 0's last home ship: values cross the end of the turn with
+        // their sign flipped.
+        let position = position(&[("r2b1", "y1", "r3"), ("y3", "", "y2g2")], 0);
+        let (proof, value) = bare_tree(position, 400);
+        assert_eq!(proof, PROVEN_LOSS);
+        assert!(value < -0.5, "value {value}");
     }
-}
-
-/// Completes a partial turn outside the tree: end it now if that is legal
-/// and does not eliminate only the mover, else the best completion by the
-/// static evaluation. Returns the added actions and the result.
-pub(crate) fn complete_turn(
-    position: &Position,
-    rules: &Rules,
-    tunables: &Tunables,
-) -> Option<(Vec<Action>, Position)> {
-    let mover = position.side_to_move();
-    let mut ended = *position;
-    if let Ok(outcome) = ended.end_turn(rules) {
-        if outcome != Outcome::Win(mover.opponent()) {
-            return Some((Vec::new(), ended));
-        }
-    }
-    let mut best: Option<(f32, Vec<Action>, Position)> = None;
-    TurnEnumerator::default().for_each_turn(position, rules, |actions, result, outcome| {
-        let score = turn_score(result, outcome, mover, tunables);
-        let better = match &best {
-            None => true,
-            Some((current, _, _)) => score > *current,
-        };
-        if better {
-            best = Some((score, actions.to_vec(), *result));
-        }
-    });
-    best.map(|(_, actions, result)| (actions, result))
-}
-
-/// A whole turn's score for the mover: wins first, losses last, otherwise
-/// the static value of the result.
-pub(crate) fn turn_score(
-    result: &Position,
-    outcome: Outcome,
-    mover: Player,
-    tunables: &Tunables,
-) -> f32 {
-    match outcome {
-        Outcome::Win(winner) if winner == mover => 10.0,
-        Outcome::Win(_) => -10.0,
-        Outcome::Draw => -0.999,
-        Outcome::Ongoing => -eval::value(result, tunables, false),
-    }
-}
-
-/// Up to `limit` distinct turns from the root's own turn in the tree, best
-/// first (proven wins, then most visits), each with its value.
-pub(crate) fn candidate_turns(
-    tree: &Tree,
-    rules: &Rules,
-    root: u32,
-    root_position: &Position,
-    limit: usize,
-) -> Vec<TreeTurn> {
-    let root_mover = root_position.side_to_move().index();
-    let mut found: Vec<TreeTurn> = Vec::new();
-    let mut seen_children = std::collections::HashSet::new();
-    let mut seen_nodes = std::collections::HashSet::new();
-    let mut stack = vec![(root, *root_position, Vec::new())];
-    let mut budget = 20_000;
-    while let Some((node_id, position, actions)) = stack.pop() {
-        budget -= 1;
-        if budget == 0 {
-            break;
-        }
-        let node = tree.node(node_id);
-        let state = node.state.load(Ordering::Acquire);
-        if state != EXPANDED && state != WIDENING {
-            continue;
-        }
-        let (first, count, _) = node.children();
-        for index in first..first + count {
-            let edge = tree.edge(index);
-            let child = edge.child.load(Ordering::Acquire);
-            let visits = edge.visits.load(Ordering::Relaxed);
-            if child == 0 || visits == 0 {
-                continue;
-            }
-            let action = edge.action.load(Ordering::Relaxed);
-            let mut next = position;
-            let mut turn = 0;
-            let step = advance(&mut next, rules, action, &mut turn);
-            let mut path = actions.clone();
-            if action != END_TURN {
-                match Action::unpack(action) {
-                    Some(action) => path.push(action),
-                    None => continue,
-                }
-            }
-            match step {
-                Step::Invalid => {}
-                Step::Ended(_) => {
-                    if seen_children.insert(child) {
-                        let proof = proof_for(tree, child, root_mover);
-                        found.push(TreeTurn {
-                            actions: path,
-                            result: next,
-                            child,
-                            visits: tree.node(child).visits.load(Ordering::Relaxed) as u64,
-                            value: child_value(tree, child, root_mover),
-                            proof,
-                        });
-                    }
-                }
-                Step::Inside => {
-                    if seen_nodes.insert(child) {
-                        stack.push((child, next, path));
-                    }
-                }
-            }
-        }
-    }
-    let rank = |turn: &TreeTurn| match turn.proof {
-        PROVEN_WIN => 3,
-        PROVEN_LOSS => 0,
-        PROVEN_DRAW => 1,
-        _ => 2,
-    };
-    found.sort_by(|a, b| {
-        rank(b)
-            .cmp(&rank(a))
-            .then(b.visits.cmp(&a.visits))
-            .then(b.value.total_cmp(&a.value))
-    });
-    found.truncate(limit);
-    found
-}
-
-/// The principal variation after the first turn: follow the best children
-/// from `node_id` (a start-of-turn node for `position`), one whole turn at a
-/// time, for at most `max_turns` turns.
-pub(crate) fn continuation(
-    tree: &Tree,
-    rules: &Rules,
-    mut node_id: u32,
-    mut position: Position,
-    max_turns: usize,
-) -> Vec<Vec<Action>> {
-    let mut turns = Vec::new();
-    let mut current = Vec::new();
-    let mut turn = 0;
-    while node_id != 0 && turns.len() < max_turns {
-        let Some(edge_index) = pick_edge(tree, node_id) else {
-            break;
-        };
-        let edge = tree.edge(edge_index);
-        let action = edge.action.load(Ordering::Relaxed);
-        let step = advance(&mut position, rules, action, &mut turn);
-        if action != END_TURN {
-            match Action::unpack(action) {
-                Some(action) => current.push(action),
-                None => break,
-            }
-        }
-        match step {
-            Step::Invalid => break,
-            Step::Ended(outcome) => {
-                turns.push(std::mem::take(&mut current));
-                if outcome != Outcome::Ongoing {
-                    break;
-                }
-            }
-            Step::Inside => {}
-        }
-        node_id = edge.child.load(Ordering::Acquire);
-    }
-    turns
 }

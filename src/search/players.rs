@@ -10,7 +10,7 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use super::mcts::turn_score;
+use super::extract::turn_score;
 use super::solver::Solver;
 use super::tunables::Tunables;
 use super::{Decision, PlayerKind};
@@ -99,18 +99,8 @@ pub(crate) struct SafeTurns {
 }
 
 impl SafeTurns {
-    /// Classifies every turn. The solver is exact, so "safe" is exact.
-    pub fn new(
-        position: &Position,
-        rules: &Rules,
-        tunables: &Tunables,
-        solver: &mut Solver,
-    ) -> SafeTurns {
-        SafeTurns::new_until(position, rules, tunables, solver, None)
-            .expect("without a deadline the classification completes")
-    }
-
-    /// [`SafeTurns::new`], or `None` if the deadline passes first.
+    /// Classifies every turn, or gives up (`None`) at the deadline. The
+    /// solver is exact, so "safe" is exact.
     pub fn new_until(
         position: &Position,
         rules: &Rules,
@@ -145,6 +135,41 @@ impl SafeTurns {
             wins,
             draws,
         })
+    }
+
+    /// Whether `hash` is the position after one of the safe turns.
+    pub fn is_safe_result(&self, hash: u64) -> bool {
+        self.safe
+            .iter()
+            .any(|&index| self.list.entries[index].result.hash() == hash)
+    }
+
+    /// What [`greedy`] chooses, read from the classification: a win at once,
+    /// else the best-scored safe turn, else a mutual elimination, else the
+    /// best-scored turn.
+    pub fn greedy_choice(&self) -> Choice {
+        let pick = |index: usize, value: f32, decision: Decision| Choice {
+            actions: self.list.actions(index).to_vec(),
+            value,
+            decision,
+        };
+        if let Some(&index) = self.wins.first() {
+            pick(index, 1.0, Decision::ImmediateWin)
+        } else if let Some(&index) = self.safe.first() {
+            let value = self.list.entries[index].score.clamp(-1.0, 1.0);
+            pick(index, value, Decision::Greedy)
+        } else if let Some(&index) = self.draws.first() {
+            pick(index, 0.0, Decision::ForcedDraw)
+        } else {
+            match self.list.by_score().first() {
+                Some(&index) => pick(index, -1.0, Decision::NoSafeTurn),
+                None => Choice {
+                    actions: Vec::new(),
+                    value: -1.0,
+                    decision: Decision::NoSafeTurn,
+                },
+            }
+        }
     }
 
     /// Sorted hashes of every position on the safe turns (after each action
@@ -352,4 +377,51 @@ pub(crate) fn setup_turn(
         .filter(|&action| book_score(position, action) == best)
         .collect();
     vec![top[rng.random_range(0..top.len())]]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Start-of-turn positions of seeded random games after the book's setup.
+    fn random_game_positions(games: u64, turns: usize, rules: &Rules) -> Vec<Position> {
+        let mut positions = Vec::new();
+        for seed in 0..games {
+            let mut position = Position::start();
+            for turn in 0.. {
+                let actions = if position.in_setup() {
+                    setup_turn(&position, rules, PlayerKind::Greedy, seed)
+                } else {
+                    positions.push(position);
+                    random_turn(&position, rules, seed * 1_000 + turn)
+                };
+                for action in actions {
+                    position.try_apply(rules, action).unwrap();
+                }
+                let outcome = position.end_turn(rules).unwrap();
+                if outcome != Outcome::Ongoing || positions.len() >= (seed as usize + 1) * turns {
+                    break;
+                }
+            }
+        }
+        positions
+    }
+
+    #[test]
+    fn the_greedy_choice_reads_the_same_from_a_classification() {
+        let rules = Rules::STANDARD;
+        let tunables = Tunables::default();
+        let mut solver = Solver::default();
+        let positions = random_game_positions(40, 20, &rules);
+        assert!(positions.len() >= 40, "{} positions", positions.len());
+        for position in positions {
+            let lazy = greedy(&position, &rules, &tunables, &mut solver);
+            let classified = SafeTurns::new_until(&position, &rules, &tunables, &mut solver, None)
+                .unwrap()
+                .greedy_choice();
+            assert_eq!(lazy.actions, classified.actions, "{position:?}");
+            assert_eq!(lazy.value, classified.value, "{position:?}");
+            assert_eq!(lazy.decision, classified.decision, "{position:?}");
+        }
+    }
 }

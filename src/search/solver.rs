@@ -794,8 +794,8 @@ impl VisitedSet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::notation::hwpn;
     use crate::rules::TurnEnumerator;
+    use crate::search::testing::position;
 
     fn brute_force(position: &Position, rules: &Rules) -> bool {
         let mover = position.side_to_move();
@@ -806,8 +806,10 @@ mod tests {
         found
     }
 
-    fn check(text: &str, expected: bool) {
-        let position = hwpn::parse(text).unwrap().position;
+    /// Checks the solver and brute force on a position given as systems
+    /// (see `testing`), player 0 to move; `text` is its HWPN, for messages.
+    fn check(text: &str, systems: &[(&str, &str, &str)], expected: bool) {
+        let position = position(systems, 0);
         let rules = Rules::STANDARD;
         assert_eq!(
             brute_force(&position, &rules),
@@ -831,24 +833,40 @@ mod tests {
 
     #[test]
     fn direct_capture_wins() {
-        check("r1b3:r3g3:/y2b1:g2:g1 0", true);
+        check(
+            "r1b3:r3g3:/y2b1:g2:g1 0",
+            &[("r1b3", "r3g3", ""), ("y2b1", "g2", "g1")],
+            true,
+        );
     }
 
     #[test]
     fn sitting_duck_falls_to_one_move() {
         // Player 1 has three blue pieces at home (b1 star, two b2 ships);
         // player 0 moves a blue ship in and fires the catastrophe.
-        check("r1y3:g3:/y2b1::b2b2/y3:b1: 0", true);
+        check(
+            "r1y3:g3:/y2b1::b2b2/y3:b1: 0",
+            &[("r1y3", "g3", ""), ("y2b1", "", "b2b2"), ("y3", "b1", "")],
+            true,
+        );
     }
 
     #[test]
     fn quiet_position_has_no_win() {
-        check("r1b2:g3:/y1b3::g3 0", false);
+        check(
+            "r1b2:g3:/y1b3::g3 0",
+            &[("r1b2", "g3", ""), ("y1b3", "", "g3")],
+            false,
+        );
     }
 
     #[test]
     fn mutual_elimination_is_not_a_win() {
         // T6: the only eliminating turn also kills the mover: a draw.
-        check("r1b3:y3:y3g3/y2:y1y1:r1 0", false);
+        check(
+            "r1b3:y3:y3g3/y2:y1y1:r1 0",
+            &[("r1b3", "y3", "y3g3"), ("y2", "y1y1", "r1")],
+            false,
+        );
     }
 }

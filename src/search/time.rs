@@ -1,6 +1,11 @@
 //! Deciding when to stop: node and time limits, clock management with
 //! increment, and stopping early once the best turn cannot be overtaken.
 //!
+//! A node limit and a movetime are searched in full: the search does what
+//! it was told (UCI's `movetime` is "search exactly"), so `go nodes 2000`
+//! runs 2,000 iterations and `go movetime 1000` thinks for a second. Early
+//! stopping belongs to clock-managed searches only.
+//!
 //! With a clock, the budget for a turn is the time left (minus a safety
 //! overhead) shared over the turns still expected, plus most of the
 //! increment: `soft = T / R + 0.8 * increment` and
@@ -12,9 +17,9 @@
 //! more than three quarters of the visits. "Smart pruning" stops as soon
 //! as, at every node of the root's turn along the best line, the most
 //! visited child leads the runner-up by more visits than the rest of the
-//! search can give it. Under a node limit it counts remaining iterations
-//! rather than time, so a single-threaded node-limited search stays exactly
-//! reproducible.
+//! search can give it: the time left at the current rate, or the iterations
+//! left when a node limit comes with the clock. A movetime given with a
+//! clock caps both limits.
 
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -28,8 +33,13 @@ use crate::rules::Player;
 /// Soft and hard time limits for one search.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct TimePlan {
+    /// When to stop if the choice is settled; with no clock, the movetime.
     pub soft: Option<Duration>,
+    /// When to stop in any case.
     pub hard: Option<Duration>,
+    /// Whether a clock is managed, so that the search may stop before the
+    /// soft limit (obvious choice, smart pruning) or stretch it.
+    pub managed: bool,
 }
 
 /// Works out the time limits for `mover`, who has played `own_turns` turns.
@@ -44,6 +54,7 @@ pub(crate) fn plan(
     }
     let mut soft: Option<Duration> = None;
     let mut hard: Option<Duration> = None;
+    let managed = limits.clock.is_some();
     if let Some(clock) = limits.clock {
         let left = clock.time_left[mover.index()];
         let increment = clock.increment[mover.index()];
@@ -62,7 +73,11 @@ pub(crate) fn plan(
         soft = Some(soft.map_or(movetime, |soft| soft.min(movetime)));
         hard = Some(hard.map_or(movetime, |hard| hard.min(movetime)));
     }
-    TimePlan { soft, hard }
+    TimePlan {
+        soft,
+        hard,
+        managed,
+    }
 }
 
 /// Watches one search and says when to stop. Lives on the main thread.
@@ -95,11 +110,15 @@ impl Controller {
     /// Whether the search should stop now.
     pub fn should_stop(&mut self, shared: &Shared) -> bool {
         let elapsed = self.start.elapsed();
-        let timed = self.plan.hard.is_some();
         if let Some(hard) = self.plan.hard {
             if elapsed >= hard {
                 return true;
             }
+        }
+        if !self.plan.managed {
+            // A movetime or a node limit (checked by the workers) is
+            // searched in full.
+            return false;
         }
         let tree = shared.tree;
         let root = tree.node(shared.root);
@@ -136,7 +155,7 @@ impl Controller {
         if self.node_limit != u64::MAX {
             remaining = self.node_limit.saturating_sub(done) as f64;
         }
-        if timed {
+        if self.plan.hard.is_some() {
             let seconds = elapsed.as_secs_f64();
             let limit = soft_limit.or(self.plan.hard).unwrap_or_default();
             if seconds < 0.05 * limit.as_secs_f64() || seconds <= 0.0 {
@@ -257,5 +276,16 @@ mod tests {
         let plan = plan(&limits, Player::Second, 10, &tunables);
         assert_eq!(plan.soft, Some(Duration::from_millis(100)));
         assert_eq!(plan.hard, Some(Duration::from_millis(100)));
+        assert!(!plan.managed, "a movetime is searched in full");
+        let clock = SearchLimits {
+            clock: Some(Clock::default()),
+            ..limits
+        };
+        assert!(plan_managed(&clock));
+        assert!(!plan_managed(&SearchLimits::nodes(100)));
+    }
+
+    fn plan_managed(limits: &SearchLimits) -> bool {
+        plan(limits, Player::First, 0, &Tunables::default()).managed
     }
 }

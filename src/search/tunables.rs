@@ -96,9 +96,9 @@ tunables! {
     // ----- turn extraction and time -----
     ExtractMinVisits = ("extract_min_visits", 50.0, 1.0, 10000.0, "below this, an intra-turn node ends the turn instead of descending"),
     MoveOverheadMs = ("move_overhead_ms", 50.0, 0.0, 5000.0, "clock time kept back for communication, in ms"),
-    TimeUnstable = ("time_unstable", 1.5, 1.0, 5.0, "soft-limit factor when the best turn changed late"),
-    TimeObvious = ("time_obvious", 0.6, 0.1, 1.0, "soft-limit factor when the best turn has most visits"),
-    SmartPruning = ("smart_pruning", 1.33, 0.0, 10.0, "stop when the best cannot be overtaken; 0 disables"),
+    TimeUnstable = ("time_unstable", 1.5, 1.0, 5.0, "clock games: soft-limit factor when the best turn changed late"),
+    TimeObvious = ("time_obvious", 0.6, 0.1, 1.0, "clock games: soft-limit factor when the best turn has most visits"),
+    SmartPruning = ("smart_pruning", 1.33, 0.0, 10.0, "clock games: stop when the best cannot be overtaken; 0 disables"),
 }
 
 /// Number of tunables.
@@ -211,7 +211,7 @@ mod tests {
 
     #[test]
     fn defaults_are_within_their_ranges_and_names_are_unique() {
-        let mut names = std::collections::HashSet::new();
+        let mut names = ahash::AHashSet::new();
         for spec in TUNABLES {
             assert!(
                 spec.min <= spec.default && spec.default <= spec.max,

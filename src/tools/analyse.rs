@@ -156,7 +156,7 @@ pub fn analyse(
     writeln!(
         output,
         "{}",
-        value_text(result.value, result.win_probability)
+        value_text(result.value, result.win_probability())
     )?;
     if let Some(proof) = info.proof {
         writeln!(output, "proven: {} for the side to move", proof_word(proof))?;
@@ -182,7 +182,7 @@ pub fn analyse(
                 "  {}. {}  ({}, {} visits{})",
                 index + 1,
                 format_turn(board, &rules, &candidate.turn, style),
-                value_text(candidate.value, candidate.win_probability),
+                value_text(candidate.value, candidate.win_probability()),
                 candidate.visits,
                 candidate
                     .proof
@@ -305,7 +305,7 @@ pub fn annotate(
         let result = search(&mut searcher, &subject, &settings.limits);
         let mut line = format!(
             "{number}) {name}: {played_text}  [{}]",
-            value_text(result.value, result.win_probability)
+            value_text(result.value, result.win_probability())
         );
         let played_hash = result_hash(&board.position, actions, &rules);
         let preferred_hash = result_hash(&board.position, &result.best_turn, &rules);

@@ -6,6 +6,7 @@
 //! drive them in memory.
 
 pub mod analyse;
+pub mod bench;
 pub mod client;
 pub mod match_runner;
 pub mod play;

@@ -294,7 +294,7 @@ impl Game {
                 output,
                 "hint: {}  ({})",
                 format_turn(&board, &rules, &result.best_turn, Style::Sdg),
-                value_text(result.value, result.win_probability)
+                value_text(result.value, result.win_probability())
             ),
             Some(GoOutcome::GameOver { .. }) => writeln!(
                 output,
@@ -320,7 +320,7 @@ impl Game {
                     output,
                     "Supernova plays: {}  ({} for Supernova)",
                     format_turn(&board, &rules, &result.best_turn, Style::Sdg),
-                    value_text(result.value, result.win_probability)
+                    value_text(result.value, result.win_probability())
                 )?;
                 Ok(true)
             }

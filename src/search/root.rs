@@ -1,0 +1,162 @@
+//! The root's exact checks around the tree search, which make the module's
+//! guarantees hold whatever the tree does:
+//!
+//! 1. a turn that eliminates the opponent at once is played at once;
+//! 2. in check (the opponent could win at once after a pass), every turn is
+//!    classified, and the tree searches only the safe ones; with one safe
+//!    turn, or only a mutual elimination left, there is nothing to search;
+//! 3. after the search, the tree's best turn (or, failing that, its next
+//!    candidates) is verified safe; when none is, or when the tree holds no
+//!    turn at all (a tree too small to store the root's first child), the
+//!    answer is the greedy one-ply choice with the same exact checks.
+//!
+//! The search always runs at least one iteration (see `run.rs`), so a
+//! search stopped at once still answers the root's first choice by its
+//! priors, verified here, rather than a pass that throws the turn away.
+
+use std::time::Instant;
+
+use super::info::TreeReading;
+use super::players::{greedy, Choice, SafeTurns};
+use super::report::{Decision, Proof, SearchResult};
+use super::solver::Solver;
+use super::tunables::Tunables;
+use crate::rules::{Action, Outcome, Position, Rules};
+
+/// What the root checks found before the tree runs.
+pub(super) enum Examined {
+    /// The turn is decided without the tree.
+    Decided(SearchResult),
+    /// The tree must search, within these findings.
+    Search(RootCheck),
+}
+
+/// What the tree search and its verification need to know about the root.
+#[derive(Default)]
+pub(super) struct RootCheck {
+    /// Whether the opponent could win at once after a pass.
+    pub in_check: bool,
+    /// Every turn classified, when in check and the listing finished in time.
+    pub safe_turns: Option<SafeTurns>,
+    /// Sorted hashes of the positions on the safe turns, to restrict the
+    /// tree to them (when there are several).
+    pub filter: Option<Vec<u64>>,
+}
+
+/// Checks 1 and 2. Listing the turns in check can take a while in big
+/// positions, so it gives up at `deadline`; the tree then searches every
+/// turn and [`choose`] still verifies its choice exactly.
+pub(super) fn examine(
+    position: &Position,
+    rules: &Rules,
+    tunables: &Tunables,
+    solver: &mut Solver,
+    deadline: Option<Instant>,
+    start: Instant,
+) -> Examined {
+    if let Some(turn) = solver.find_win(position, rules) {
+        let mut result = SearchResult::decided(turn, 1.0, Decision::ImmediateWin, start.elapsed());
+        result.info.proof = Some(Proof::Win);
+        return Examined::Decided(result);
+    }
+    let mut check = RootCheck {
+        in_check: solver.threatened(position, rules),
+        ..RootCheck::default()
+    };
+    if !check.in_check {
+        return Examined::Search(check);
+    }
+    let Some(analysis) = SafeTurns::new_until(position, rules, tunables, solver, deadline) else {
+        return Examined::Search(check);
+    };
+    let decided = match analysis.safe.as_slice() {
+        [] => analysis.draws.first().map(|&draw| {
+            let turn = analysis.list.actions(draw).to_vec();
+            (turn, 0.0, Decision::ForcedDraw)
+        }),
+        &[only] => {
+            let turn = analysis.list.actions(only).to_vec();
+            Some((
+                turn,
+                analysis.list.entries[only].score,
+                Decision::OnlySafeTurn,
+            ))
+        }
+        _ => {
+            check.filter = Some(analysis.filter(position, rules));
+            None
+        }
+    };
+    if let Some((turn, value, decision)) = decided {
+        let mut result = SearchResult::decided(turn, value, decision, start.elapsed());
+        result.info.in_check = true;
+        return Examined::Decided(result);
+    }
+    check.safe_turns = Some(analysis);
+    Examined::Search(check)
+}
+
+/// Check 3: the tree's first safe turn, else the greedy choice among every
+/// turn (from the in-check classification when there is one).
+pub(super) fn choose(
+    reading: &TreeReading,
+    check: RootCheck,
+    position: &Position,
+    rules: &Rules,
+    tunables: &Tunables,
+    solver: &mut Solver,
+) -> Choice {
+    for turn in reading.turns() {
+        if is_safe(&turn.actions, position, rules, &check, solver) {
+            return Choice {
+                actions: turn.actions.clone(),
+                value: turn.value,
+                decision: Decision::Search,
+            };
+        }
+    }
+    let mut choice = match &check.safe_turns {
+        Some(analysis) => analysis.greedy_choice(),
+        None => greedy(position, rules, tunables, solver),
+    };
+    let Some(best) = &reading.best else {
+        // The tree holds no turn: the greedy choice is the whole answer.
+        return choice;
+    };
+    match choice.decision {
+        Decision::Greedy | Decision::ImmediateWin => choice.decision = Decision::SafetyFallback,
+        // Every turn loses at once: the tree may know which holds out longest.
+        Decision::NoSafeTurn => {
+            choice.actions = best.actions.clone();
+            choice.value = best.value;
+        }
+        _ => {}
+    }
+    choice
+}
+
+/// Whether a turn replays legally and leaves the opponent no win at once (a
+/// win for the mover is safe, a mutual elimination is not).
+fn is_safe(
+    turn: &[Action],
+    position: &Position,
+    rules: &Rules,
+    check: &RootCheck,
+    solver: &mut Solver,
+) -> bool {
+    let mut replay = *position;
+    if !turn
+        .iter()
+        .all(|&action| replay.try_apply(rules, action).is_ok())
+    {
+        return false;
+    }
+    match replay.end_turn(rules) {
+        Ok(Outcome::Win(winner)) => winner == position.side_to_move(),
+        Ok(Outcome::Draw) | Err(_) => false,
+        Ok(Outcome::Ongoing) => match &check.safe_turns {
+            Some(analysis) => analysis.is_safe_result(replay.hash()),
+            None => !solver.can_win(&replay, rules),
+        },
+    }
+}

@@ -1,0 +1,390 @@
+//! [`Searcher`]: one game's search engine, which keeps the tree between
+//! searches, the worker thread pool and the scratch space, and answers each
+//! search with the simple players, the root's exact checks or the tree.
+
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64};
+use std::time::Instant;
+
+use rayon::{ThreadPool, ThreadPoolBuilder};
+
+use super::info::{collect_info, TreeReading};
+use super::mcts::{Shared, Worker};
+use super::options::{PlayerKind, SearchLimits, SearchOptions};
+use super::players;
+use super::report::{Decision, SearchInfo, SearchResult};
+use super::root::{self, Examined, RootCheck};
+use super::run::{self, RunPlan};
+use super::solver::Solver;
+use super::time::{self, Controller, TimePlan};
+use super::tree::{self, Tree};
+use crate::rules::{Outcome, Position};
+
+/// Candidate turns the root verifies before falling back to the greedy
+/// choice (more when more are reported).
+const VERIFIED_CANDIDATES: usize = 16;
+
+/// One call of [`Searcher::search`]: what to search, and when it started.
+struct Job<'a> {
+    position: &'a Position,
+    /// Hashes of the earlier start-of-turn positions, in any order.
+    history: &'a [u64],
+    limits: &'a SearchLimits,
+    stop: &'a AtomicBool,
+    start: Instant,
+}
+
+/// A search engine for one game at a time. See the module documentation.
+pub struct Searcher {
+    options: SearchOptions,
+    tree: Tree,
+    worker: Worker,
+    solver: Solver,
+    /// The helpers' threads: built at the first search with more than one
+    /// thread, rebuilt when `threads` changes.
+    pool: Option<ThreadPool>,
+    /// The turn index (from the tree's base) of the last root, if the tree holds one.
+    last_turn: Option<u32>,
+    /// Searches since the last `clear`, to vary the random player.
+    searches: u64,
+}
+
+impl Searcher {
+    /// A searcher with its tree allocated (lazily committed) up front.
+    pub fn new(options: SearchOptions) -> Searcher {
+        let tree = Tree::with_megabytes(options.hash_mb);
+        Searcher {
+            options,
+            tree,
+            worker: Worker::default(),
+            solver: Solver::default(),
+            pool: None,
+            last_turn: None,
+            searches: 0,
+        }
+    }
+
+    /// The current options.
+    pub fn options(&self) -> &SearchOptions {
+        &self.options
+    }
+
+    /// Replaces the options; reallocates the tree when the size changed.
+    pub fn set_options(&mut self, options: SearchOptions) {
+        if options.hash_mb != self.options.hash_mb {
+            self.tree = Tree::with_megabytes(options.hash_mb);
+            self.last_turn = None;
+        } else if options.rules != self.options.rules || options.tunables != self.options.tunables {
+            self.clear();
+        }
+        if options.threads != self.options.threads {
+            self.pool = None;
+        }
+        self.options = options;
+    }
+
+    /// Forgets the tree (a new game).
+    pub fn clear(&mut self) {
+        self.tree.clear();
+        self.last_turn = None;
+        self.searches = 0;
+    }
+
+    /// Bytes the tree may use at most.
+    pub fn tree_capacity_bytes(&self) -> usize {
+        self.tree.reserved_bytes()
+    }
+
+    /// Searches `position` and returns the turn to play.
+    ///
+    /// `history` holds the hashes ([`Position::hash`]) of the earlier
+    /// start-of-turn positions of the game, in any order; a line that repeats
+    /// one of them is scored as a draw. `stop` may be set from another thread
+    /// to end the search early; even when it is set before the call, one
+    /// iteration runs, so that the answer is the root's first choice by its
+    /// priors (verified safe), never a pass for want of time. `on_info` is
+    /// called on this thread about every `info_interval`, and once at the end.
+    ///
+    /// ```
+    /// use std::sync::atomic::AtomicBool;
+    /// use supernova::rules::{Action, Piece, Colour, Position, Rules};
+    /// use supernova::search::{SearchLimits, SearchOptions, Searcher};
+    ///
+    /// // Both homes set up: player 0 at a Small red and Large blue binary
+    /// // star with a Large green ship, player 1 at Medium yellow and Small blue.
+    /// let rules = Rules::STANDARD;
+    /// let piece = |colour, size| Piece::new(colour, size).unwrap();
+    /// let mut position = Position::start();
+    /// for (star, second, ship) in [
+    ///     (piece(Colour::Red, 1), piece(Colour::Blue, 3), piece(Colour::Green, 3)),
+    ///     (piece(Colour::Yellow, 2), piece(Colour::Blue, 1), piece(Colour::Green, 3)),
+    /// ] {
+    ///     let home = Action::Homeworld { star, second_star: Some(second), ship };
+    ///     position.try_apply(&rules, home).unwrap();
+    ///     position.end_turn(&rules).unwrap();
+    /// }
+    ///
+    /// // One thread and a node limit: the same turn on every run.
+    /// let mut searcher = Searcher::new(SearchOptions { hash_mb: 16, ..SearchOptions::default() });
+    /// let stop = AtomicBool::new(false);
+    /// let result = searcher.search(&position, &[], &SearchLimits::nodes(500), &stop, |_| {});
+    /// assert_eq!(result.info.iterations, 500);
+    /// assert!(!result.best_turn.is_empty());
+    ///
+    /// // The turn replays on the rules core.
+    /// for &action in &result.best_turn {
+    ///     position.try_apply(&rules, action).unwrap();
+    /// }
+    /// position.end_turn(&rules).unwrap();
+    /// ```
+    pub fn search(
+        &mut self,
+        position: &Position,
+        history: &[u64],
+        limits: &SearchLimits,
+        stop: &AtomicBool,
+        mut on_info: impl FnMut(&SearchInfo),
+    ) -> SearchResult {
+        let start = Instant::now();
+        let rules = self.options.rules;
+        if !position.in_setup() && position.outcome() != Outcome::Ongoing {
+            return SearchResult::decided(Vec::new(), 0.0, Decision::GameOver, start.elapsed());
+        }
+        let result = if position.in_setup() {
+            let turn =
+                players::setup_turn(position, &rules, self.options.player, self.options.seed);
+            SearchResult::decided(turn, 0.0, Decision::Setup, start.elapsed())
+        } else {
+            match self.options.player {
+                PlayerKind::Random => {
+                    // The call count keeps a repeated position from getting the
+                    // same "random" turn every time, yet stays reproducible.
+                    self.searches += 1;
+                    let seed =
+                        self.options.seed ^ self.searches.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                    let turn = players::random_turn(position, &rules, seed);
+                    SearchResult::decided(turn, 0.0, Decision::Random, start.elapsed())
+                }
+                PlayerKind::Greedy => self.greedy_result(position, start),
+                PlayerKind::Mcts => {
+                    let job = Job {
+                        position,
+                        history,
+                        limits,
+                        stop,
+                        start,
+                    };
+                    self.search_tree(&job, &mut on_info)
+                }
+            }
+        };
+        on_info(&result.info);
+        result
+    }
+
+    /// The greedy player's answer.
+    fn greedy_result(&mut self, position: &Position, start: Instant) -> SearchResult {
+        let rules = &self.options.rules;
+        let choice = players::greedy(position, rules, &self.options.tunables, &mut self.solver);
+        SearchResult::decided(
+            choice.actions,
+            choice.value,
+            choice.decision,
+            start.elapsed(),
+        )
+    }
+
+    /// The tree search between the root's checks (see `root.rs`).
+    fn search_tree(&mut self, job: &Job, on_info: &mut dyn FnMut(&SearchInfo)) -> SearchResult {
+        let rules = self.options.rules;
+        let tunables = self.options.tunables.clone();
+        let position = job.position;
+        let plan = time::plan(
+            job.limits,
+            position.side_to_move(),
+            job.history.len() / 2,
+            &tunables,
+        );
+        // Listing the turns in check gets at most a third of the soft limit.
+        let deadline = plan.soft.map(|soft| job.start + soft / 3);
+        let solver = &mut self.solver;
+        let check = match root::examine(position, &rules, &tunables, solver, deadline, job.start) {
+            Examined::Decided(result) => return result,
+            Examined::Search(check) => check,
+        };
+        let Some((reading, mut info)) = self.grow_tree(job, plan, &check, on_info) else {
+            // The tree cannot hold even the root.
+            return self.greedy_result(position, job.start);
+        };
+        let solver = &mut self.solver;
+        let choice = root::choose(&reading, check, position, &rules, &tunables, solver);
+        if info.best_turn != choice.actions {
+            info.best_turn = choice.actions.clone();
+            info.value = choice.value;
+            info.principal_variation = vec![choice.actions.clone()];
+        }
+        SearchResult {
+            best_turn: choice.actions,
+            value: choice.value,
+            decision: choice.decision,
+            info,
+        }
+    }
+
+    /// Places the root in the tree and searches it until the limits, the
+    /// stop flag or a proof end the search. Returns the tree's answer and
+    /// the final report, or `None` if the tree cannot hold the root.
+    fn grow_tree(
+        &mut self,
+        job: &Job,
+        plan: TimePlan,
+        check: &RootCheck,
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) -> Option<(TreeReading, SearchInfo)> {
+        let root_turn = self.prepare_root(job.position, check.filter.is_some());
+        let tunables = &self.options.tunables;
+        let root = self.worker.ensure_root(
+            &self.tree,
+            &self.options.rules,
+            tunables,
+            job.position,
+            root_turn,
+        )?;
+        self.last_turn = Some(root_turn);
+        let mut history = job.history.to_vec();
+        history.sort_unstable();
+        let node_limit = match (job.limits.infinite, job.limits.nodes) {
+            (false, Some(nodes)) => nodes,
+            _ => u64::MAX,
+        };
+        let shared = Shared {
+            tree: &self.tree,
+            rules: self.options.rules,
+            tunables,
+            root,
+            root_position: *job.position,
+            root_turn,
+            history: &history,
+            root_filter: check.filter.as_deref(),
+            stop: job.stop,
+            halt: AtomicBool::new(false),
+            iterations: AtomicU64::new(0),
+            depth_sum: AtomicU64::new(0),
+            max_depth: AtomicU32::new(0),
+            node_limit,
+        };
+        let threads = self.options.threads.max(1);
+        let multi_pv = self.options.multi_pv.max(1);
+        let run_plan = RunPlan {
+            helpers: thread_pool(&mut self.pool, threads).map(|pool| (pool, threads - 1)),
+            controller: Controller::new(job.start, plan, node_limit, tunables),
+            info_interval: self.options.info_interval,
+        };
+        let report = |shared: &Shared, candidates: usize| {
+            let reading = TreeReading::new(shared, candidates);
+            let info = collect_info(shared, &reading, job.start, multi_pv, check.in_check);
+            (reading, info)
+        };
+        run::run(&shared, &mut self.worker, run_plan, &mut |shared| {
+            on_info(&report(shared, multi_pv).1);
+        });
+        Some(report(&shared, multi_pv.max(VERIFIED_CANDIDATES)))
+    }
+
+    /// Finds the root for `position` in the kept tree (the same turn, or one
+    /// or two turns after the last root), compacting the tree around it, or
+    /// clears the tree. Returns the root's turn index.
+    fn prepare_root(&mut self, position: &Position, fresh: bool) -> u32 {
+        if let (Some(last), true, false) = (self.last_turn, self.options.tree_reuse, fresh) {
+            for delta in [2, 1, 0] {
+                let turn = last + delta;
+                if let Some(node) = self.tree.lookup(tree::node_key(position, turn)) {
+                    self.tree.compact(node);
+                    return turn;
+                }
+            }
+        }
+        self.tree.clear();
+        self.last_turn = None;
+        0
+    }
+}
+
+/// The pool of `threads` threads kept in `pool`, built (or rebuilt for a
+/// new size) on demand. `None` with one thread, which needs no pool, or if
+/// the threads cannot be started: the search then runs on the calling
+/// thread alone.
+fn thread_pool(pool: &mut Option<ThreadPool>, threads: usize) -> Option<&ThreadPool> {
+    if threads <= 1 {
+        return None;
+    }
+    if pool
+        .as_ref()
+        .is_none_or(|pool| pool.current_num_threads() != threads)
+    {
+        *pool = ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|index| format!("supernova-search-{index}"))
+            .build()
+            .ok();
+    }
+    pool.as_ref()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{Action, Colour, Piece, Rules};
+
+    /// The position after the setup turns `home.r1.b3.g3 home.y2.b1.g3`.
+    fn after_setup() -> Position {
+        let rules = Rules::STANDARD;
+        let piece = |colour, size| Piece::new(colour, size).unwrap();
+        let mut position = Position::start();
+        for (star, second, ship) in [
+            (
+                piece(Colour::Red, 1),
+                piece(Colour::Blue, 3),
+                piece(Colour::Green, 3),
+            ),
+            (
+                piece(Colour::Yellow, 2),
+                piece(Colour::Blue, 1),
+                piece(Colour::Green, 3),
+            ),
+        ] {
+            let home = Action::Homeworld {
+                star,
+                second_star: Some(second),
+                ship,
+            };
+            position.try_apply(&rules, home).unwrap();
+            position.end_turn(&rules).unwrap();
+        }
+        position
+    }
+
+    #[test]
+    fn the_thread_pool_follows_the_threads_option() {
+        let position = after_setup();
+        let stop = AtomicBool::new(false);
+        let limits = SearchLimits::nodes(600);
+        let mut options = SearchOptions {
+            hash_mb: 8,
+            ..SearchOptions::default()
+        };
+        let mut searcher = Searcher::new(options.clone());
+        for threads in [1, 3, 2, 2, 1] {
+            options.threads = threads;
+            searcher.set_options(options.clone());
+            let result = searcher.search(&position, &[], &limits, &stop, |_| {});
+            // Helpers add their counts in batches of 16.
+            let iterations = result.info.iterations;
+            assert!((600..=600 + 16 * threads as u64).contains(&iterations));
+            assert!(!result.best_turn.is_empty());
+            let pool_threads = searcher.pool.as_ref().map(ThreadPool::current_num_threads);
+            // One thread needs no pool; a change of size drops the old one.
+            let expected = (threads > 1).then_some(threads);
+            assert_eq!(pool_threads, expected, "{threads} threads");
+        }
+    }
+}
