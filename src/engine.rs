@@ -22,7 +22,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::rules::{
-    Action, GameResult, GameStatus, History, PlayError, Position, Repetition, Rules,
+    parse_repetition, Action, GameResult, GameStatus, History, PlayError, Position, Rules,
 };
 use crate::search::{
     static_evaluation_with, PlayerKind, SearchInfo, SearchLimits, SearchOptions, SearchResult,
@@ -273,29 +273,15 @@ pub fn option_specs() -> Vec<OptionSpec> {
             .iter()
             .filter(|spec| spec.name != MOVE_OVERHEAD_TUNABLE)
             .map(|spec| OptionSpec {
-        name: spec.name,
-        kind: OptionKind::Float {
-            default: spec.default,
-            min: spec.min,
-            max: spec.max,
-        },
-    }),
+                name: spec.name,
+                kind: OptionKind::Float {
+                    default: spec.default,
+                    min: spec.min,
+                    max: spec.max,
+                },
+            }),
     );
     specs
-}
-
-/// Reads a repetition setting: `off`, `claim@N` or `auto@N` (N from 2).
-pub fn parse_repetition(text: &str) -> Option<Repetition> {
-    if text.eq_ignore_ascii_case("off") {
-        return Some(Repetition::Off);
-    }
-    let (kind, count) = text.split_once('@')?;
-    let count: u32 = count.parse().ok().filter(|&count| count >= 2)?;
-    match kind.to_ascii_lowercase().as_str() {
-        "claim" => Some(Repetition::Claim(count)),
-        "auto" => Some(Repetition::Automatic(count)),
-        _ => None,
-    }
 }
 
 /// What a running search tells its listener, on the search thread.
@@ -721,7 +707,9 @@ fn fallback_result(position: &Position, rules: &Rules) -> SearchResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::{Colour, EndReason, Outcome, Piece, PieceSet, Player, System, TurnState};
+    use crate::rules::{
+        Colour, EndReason, Outcome, Piece, PieceSet, Player, Repetition, System, TurnState,
+    };
     use std::sync::mpsc;
 
     fn piece(colour: Colour, size: u8) -> Piece {
@@ -912,9 +900,7 @@ mod tests {
             panic!("expected a turn");
         };
         let mut history = engine.history().clone();
-        history
-            .play(&engine.rules(), &result.best_turn)
-            .unwrap();
+        history.play(&engine.rules(), &result.best_turn).unwrap();
         // Player 1 has no home: player 0 has won.
         let home = System {
             stars: PieceSet::single(piece(Colour::Red, 1)),

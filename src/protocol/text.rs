@@ -7,8 +7,8 @@
 use crate::notation::turn::{format_turn, Style};
 use crate::notation::{hwpn, Board};
 use crate::rules::{
-    Action, EndReason, GameResult, GameStatus, Outcome, PieceSet, Player, Repetition, Rules,
-    Slot, HOME_SLOTS,
+    Action, EndReason, GameResult, GameStatus, Outcome, PieceSet, Player, Repetition, Rules, Slot,
+    HOME_SLOTS,
 };
 use crate::search::{Candidate, Decision, Proof, SearchInfo};
 

@@ -120,6 +120,31 @@ impl GameStatus {
     }
 }
 
+/// Writes a repetition rule as the `Repetition` option and the records'
+/// `Repetition` variant read it: `off`, `claim@N` or `auto@N`.
+pub fn repetition_text(repetition: Repetition) -> String {
+    match repetition {
+        Repetition::Off => "off".to_string(),
+        Repetition::Claim(count) => format!("claim@{count}"),
+        Repetition::Automatic(count) => format!("auto@{count}"),
+    }
+}
+
+/// Reads a repetition rule written by [`repetition_text`]: `off`, `claim@N`
+/// or `auto@N` with N at least 2 (in any case).
+pub fn parse_repetition(text: &str) -> Option<Repetition> {
+    if text.eq_ignore_ascii_case("off") {
+        return Some(Repetition::Off);
+    }
+    let (kind, count) = text.split_once('@')?;
+    let count: u32 = count.parse().ok().filter(|&count| count >= 2)?;
+    match kind.to_ascii_lowercase().as_str() {
+        "claim" => Some(Repetition::Claim(count)),
+        "auto" => Some(Repetition::Automatic(count)),
+        _ => None,
+    }
+}
+
 /// Why a history cannot start from a position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MidTurn;
@@ -440,6 +465,24 @@ mod tests {
                 claimable: false
             }
         );
+    }
+
+    #[test]
+    fn repetition_rules_read_back() {
+        for repetition in [
+            Repetition::Off,
+            Repetition::Claim(3),
+            Repetition::Automatic(5),
+        ] {
+            assert_eq!(
+                parse_repetition(&repetition_text(repetition)),
+                Some(repetition)
+            );
+        }
+        assert_eq!(parse_repetition("AUTO@2"), Some(Repetition::Automatic(2)));
+        for bad in ["claim@1", "auto@", "sometimes@3", "3", ""] {
+            assert_eq!(parse_repetition(bad), None, "{bad}");
+        }
     }
 
     #[test]

@@ -13,7 +13,10 @@ pub mod profile;
 pub mod turns;
 
 pub use generate::{ActionList, MAX_ACTIONS};
-pub use history::{EndReason, GameResult, GameStatus, History, MidTurn, PlayError};
+pub use history::{
+    parse_repetition, repetition_text, EndReason, GameResult, GameStatus, History, MidTurn,
+    PlayError,
+};
 pub use piece::{Colour, Piece, PieceSet, Player};
 pub use position::{
     Action, IllegalReason, Outcome, Patch, Position, SetupError, Slot, System, TurnState,

@@ -46,7 +46,6 @@ mod facts;
 mod mcts;
 mod players;
 mod priors;
-pub mod selfplay;
 mod solver;
 mod time;
 mod tree;
@@ -61,6 +60,7 @@ use mcts::{Shared, TreeTurn, Worker};
 use players::SafeTurns;
 use tree::{Tree, PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN, UNPROVEN};
 
+pub use players::{book_score, setup_actions};
 pub use solver::Solver;
 pub use tunables::{Tunable, TunableError, TunableSpec, Tunables, TUNABLES};
 

@@ -18,8 +18,7 @@ use crate::engine::{Engine, GoOutcome, SearchEvent};
 use crate::notation::turn::{format_action, format_turn, Style};
 use crate::notation::Board;
 use crate::protocol::text::{board_text, result_text, rules_text, value_text};
-use crate::rules::{Action, GameStatus, Position, Rules, TurnState};
-use crate::rules::Player;
+use crate::rules::{Action, Colour, GameStatus, Player, Position, Rules, TurnState};
 use crate::search::{SearchLimits, SearchOptions};
 
 /// How a game is set up.
@@ -182,7 +181,7 @@ fn missing_sacrifice_actions(
     position: &Position,
     rules: &Rules,
     actions: &[Action],
-) -> Option<(u8, crate::rules::Colour)> {
+) -> Option<(u8, Colour)> {
     let mut working = *position;
     for &action in actions {
         working.try_apply(rules, action).ok()?;
