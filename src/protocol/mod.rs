@@ -166,6 +166,38 @@ impl std::fmt::Display for GameTextError {
 
 impl std::error::Error for GameTextError {}
 
+impl GameTextError {
+    /// The error for turn `index` (from 1), written `text`, that the rules
+    /// layer refused.
+    pub fn from_play_error(index: usize, text: &str, error: PlayError) -> GameTextError {
+        let text = text.to_string();
+        match error {
+            PlayError::GameOver(result) => GameTextError::AfterGameOver {
+                index,
+                text,
+                result,
+            },
+            PlayError::Illegal {
+                index: action,
+                reason,
+            } => GameTextError::Turn {
+                index,
+                error: TurnError::Illegal {
+                    index: action,
+                    text: text.clone(),
+                    reason,
+                },
+                text,
+            },
+            PlayError::CannotEnd(reason) => GameTextError::Turn {
+                index,
+                text,
+                error: TurnError::CannotEnd(reason),
+            },
+        }
+    }
+}
+
 /// A game given as text, read against its start board: each turn is parsed
 /// with the names of the board it is played on (in any form
 /// [`Board::play_turn_text`] reads) and checked by the rules layer's
@@ -194,28 +226,17 @@ pub fn read_game<S: AsRef<str>>(
                 result,
             });
         }
-        let turn_error = |error| GameTextError::Turn {
-            index: index + 1,
-            text: text.to_string(),
-            error,
-        };
         let mut next = board.clone();
-        let played = next.play_turn_text(rules, text).map_err(turn_error)?;
+        let played = next
+            .play_turn_text(rules, text)
+            .map_err(|error| GameTextError::Turn {
+                index: index + 1,
+                text: text.to_string(),
+                error,
+            })?;
         history
             .play(rules, &played.actions)
-            .map_err(|error| match error {
-                PlayError::GameOver(result) => GameTextError::AfterGameOver {
-                    index: index + 1,
-                    text: text.to_string(),
-                    result,
-                },
-                PlayError::Illegal { index, reason } => turn_error(TurnError::Illegal {
-                    index,
-                    text: text.to_string(),
-                    reason,
-                }),
-                PlayError::CannotEnd(reason) => turn_error(TurnError::CannotEnd(reason)),
-            })?;
+            .map_err(|error| GameTextError::from_play_error(index + 1, text, error))?;
         board = next;
         actions.push(played.actions);
     }
@@ -360,9 +381,9 @@ impl Session {
             // happens if the two disagree; name the turn all the same.
             Err(PositionError::Turn { index, error }) => {
                 let text = turns.get(index.wrapping_sub(1)).map_or("", String::as_str);
-                self.error(format!("turn {index} '{text}': {error}"));
+                self.error(GameTextError::from_play_error(index, text, error));
             }
-            Err(error) => self.error(error),
+            Err(PositionError::MidTurn) => self.error(GameTextError::MidTurn),
         }
     }
 
@@ -603,6 +624,35 @@ mod tests {
         assert!(
             out.contains("info string result 1-0 elimination\nbestmove (none)\n"),
             "{out}"
+        );
+    }
+
+    #[test]
+    fn games_are_read_against_their_own_names() {
+        let rules = Rules::STANDARD;
+        let start = crate::notation::hwpn::parse("Sam=r1y3:g1g3:/Dave=y2b1::g3 0").unwrap();
+        let (board, actions) = read_game(
+            &start,
+            &rules,
+            &["disc.g3.Sam.y2.Vega", "pass", "move.g3.Vega.Sam"],
+        )
+        .unwrap();
+        assert_eq!(actions.len(), 3);
+        assert!(board.slot("Sam").is_ok());
+        assert!(board.slot("Vega").is_err(), "Vega faded when its ship left");
+        let error = read_game(&start, &rules, &["pass", "build.g1.Vega"]).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "turn 2 'build.g1.Vega' cannot be played: action 1: 'Vega': expected a system name, one of: Sam, Dave"
+        );
+        let automatic = Rules {
+            repetition: crate::rules::Repetition::Automatic(2),
+            ..rules
+        };
+        let error = read_game(&start, &automatic, &["pass", "pass", "bogus"]).unwrap_err();
+        assert!(
+            matches!(error, GameTextError::AfterGameOver { index: 3, .. }),
+            "{error}"
         );
     }
 
