@@ -1,16 +1,18 @@
-//! The engine as a program component, with no text protocol: it owns the
-//! game (a [`Board`] and the turns played to reach it), the options and a
+//! The engine as a program component, with no text: it owns the game (a
+//! [`History`]: the start position and the turns played from it, as
+//! actions), the options (one [`Rules`] value among them) and a
 //! [`Searcher`], and runs searches on a background thread.
 //!
 //! This is the layer between the search (which knows one position and a
-//! list of earlier hashes) and the protocol (which knows text). It is where
-//! the game's history lives, so it is also where game results that depend on
-//! history are judged: repetition and the turn limit (rules.md R11.5). It
+//! list of earlier hashes) and the protocol (which knows text and system
+//! names). Game results are judged by the rules layer's [`History`], the one
+//! referee that self-play, the match runner and the record tools use too. It
 //! mirrors Stockfish's `engine.h`: [`Engine::set_position`] returns an error
 //! and leaves the state unchanged, [`Engine::go`] and [`Engine::stop`] never
 //! block, and progress and the final answer arrive through a listener called
 //! on the search thread. A front end other than the text protocol (the
-//! terminal player, a GUI binding) can drive it the same way.
+//! terminal player, a GUI binding) can drive it the same way: it keeps its
+//! own names for the systems and turns text into actions itself.
 
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -19,9 +21,9 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::notation::turn::TurnError;
-use crate::notation::Board;
-use crate::rules::{Action, Outcome, Player, Repetition, Rules, TurnState};
+use crate::rules::{
+    parse_repetition, Action, GameResult, GameStatus, History, PlayError, Position, Rules,
+};
 use crate::search::{
     static_evaluation_with, PlayerKind, SearchInfo, SearchLimits, SearchOptions, SearchResult,
     Searcher, TunableError, Tunables, TUNABLES,
@@ -31,113 +33,41 @@ use crate::search::{
 /// lines to people; twice a second is lively without flooding a pipe.
 pub const INFO_INTERVAL: Duration = Duration::from_millis(500);
 
-/// Why a game is over.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum EndReason {
-    /// One player eliminated the other.
-    Elimination,
-    /// Both players were eliminated in the same turn.
-    MutualElimination,
-    /// A position occurred as often as the automatic repetition rule allows.
-    Repetition,
-    /// The side to move claimed a draw by repetition (the `claim@N` rule).
-    RepetitionClaim,
-    /// The rules' turn limit was reached.
-    TurnLimit,
-}
-
-impl EndReason {
-    /// The word the protocol prints for the reason.
-    pub fn word(self) -> &'static str {
-        match self {
-            EndReason::Elimination => "elimination",
-            EndReason::MutualElimination => "mutual-elimination",
-            EndReason::Repetition => "repetition",
-            EndReason::RepetitionClaim => "repetition-claim",
-            EndReason::TurnLimit => "turn-limit",
-        }
-    }
-}
-
-/// A finished game's result.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct GameResult {
-    /// `Win(player)` or `Draw`, never `Ongoing`.
-    pub outcome: Outcome,
-    /// How the game ended.
-    pub reason: EndReason,
-}
-
-impl GameResult {
-    /// The score in the PGN style, from player 0's side: `1-0`, `0-1`, `1/2-1/2`.
-    pub fn score(&self) -> &'static str {
-        match self.outcome {
-            Outcome::Win(Player::First) => "1-0",
-            Outcome::Win(Player::Second) => "0-1",
-            _ => "1/2-1/2",
-        }
-    }
-}
-
-/// Where the game stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum GameStatus {
-    /// The game goes on.
-    Ongoing {
-        /// How many times the current position has occurred (1 = first time).
-        repetitions: u32,
-        /// Whether the side to move may claim a draw by repetition now.
-        claimable: bool,
-    },
-    /// The game is over.
-    Over(GameResult),
-}
+/// The tunable that the `Move Overhead` option sets; it is listed and set
+/// only under that UCI name.
+const MOVE_OVERHEAD_TUNABLE: &str = "move_overhead_ms";
 
 /// Why a position could not be set. The engine's position is unchanged.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PositionError {
     /// The start position is in the middle of a turn.
     MidTurn,
-    /// Turn number `index` (from 1) of the list cannot be played.
+    /// Turn number `index` (from 1) of the list cannot be played, or comes
+    /// after the end of the game ([`PlayError::GameOver`]).
     Turn {
         /// 1-based index in the turn list.
         index: usize,
-        /// The turn as given.
-        text: String,
         /// Why it was rejected.
-        error: TurnError,
-    },
-    /// Turn number `index` comes after the game ended.
-    AfterGameOver {
-        /// 1-based index in the turn list.
-        index: usize,
-        /// The turn as given.
-        text: String,
-        /// How the game had ended.
-        result: GameResult,
+        error: PlayError,
     },
 }
 
 impl fmt::Display for PositionError {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            PositionError::MidTurn => write!(
-                formatter,
-                "expected a position at the start of a turn (no turn= field, or turn=s)"
-            ),
-            PositionError::Turn { index, text, error } => {
-                write!(formatter, "turn {index} '{text}' cannot be played: {error}")
-            }
-            PositionError::AfterGameOver {
+            PositionError::MidTurn => write!(formatter, "{}", crate::rules::MidTurn),
+            PositionError::Turn {
                 index,
-                text,
-                result,
+                error: PlayError::GameOver(result),
             } => write!(
                 formatter,
-                "turn {index} '{text}' comes after the end of the game ({} {})",
+                "turn {index} comes after the end of the game ({} {})",
                 result.score(),
                 result.reason.word()
             ),
+            PositionError::Turn { index, error } => {
+                write!(formatter, "turn {index} cannot be played: {error}")
+            }
         }
     }
 }
@@ -327,7 +257,7 @@ pub fn option_specs() -> Vec<OptionSpec> {
             },
         },
     ];
-    let overhead = Tunables::find("move_overhead_ms").map(|(_, spec)| spec);
+    let overhead = Tunables::find(MOVE_OVERHEAD_TUNABLE).map(|(_, spec)| spec);
     if let Some(spec) = overhead {
         specs.push(OptionSpec {
             name: "Move Overhead",
@@ -338,38 +268,20 @@ pub fn option_specs() -> Vec<OptionSpec> {
             },
         });
     }
-    specs.extend(TUNABLES.iter().map(|spec| OptionSpec {
-        name: spec.name,
-        kind: OptionKind::Float {
-            default: spec.default,
-            min: spec.min,
-            max: spec.max,
-        },
-    }));
+    specs.extend(
+        TUNABLES
+            .iter()
+            .filter(|spec| spec.name != MOVE_OVERHEAD_TUNABLE)
+            .map(|spec| OptionSpec {
+                name: spec.name,
+                kind: OptionKind::Float {
+                    default: spec.default,
+                    min: spec.min,
+                    max: spec.max,
+                },
+            }),
+    );
     specs
-}
-
-/// Writes a repetition setting as the `Repetition` option reads it.
-pub fn repetition_text(repetition: Repetition) -> String {
-    match repetition {
-        Repetition::Off => "off".to_string(),
-        Repetition::Claim(count) => format!("claim@{count}"),
-        Repetition::Automatic(count) => format!("auto@{count}"),
-    }
-}
-
-/// Reads a repetition setting: `off`, `claim@N` or `auto@N` (N from 2).
-pub fn parse_repetition(text: &str) -> Option<Repetition> {
-    if text.eq_ignore_ascii_case("off") {
-        return Some(Repetition::Off);
-    }
-    let (kind, count) = text.split_once('@')?;
-    let count: u32 = count.parse().ok().filter(|&count| count >= 2)?;
-    match kind.to_ascii_lowercase().as_str() {
-        "claim" => Some(Repetition::Claim(count)),
-        "auto" => Some(Repetition::Automatic(count)),
-        _ => None,
-    }
 }
 
 /// What a running search tells its listener, on the search thread.
@@ -422,23 +334,11 @@ impl Running {
 
 /// The engine: game state, options and a searcher. See the module docs.
 pub struct Engine {
-    /// The board now (position and system names).
-    board: Board,
-    /// The board before each turn played since the last `set_position`
-    /// base, oldest first (all at the start of a turn).
-    earlier: Vec<Board>,
-    /// The actions of each turn played since the base.
-    played: Vec<Vec<Action>>,
-    /// Turns played after setup, for the turn limit.
-    turns_after_setup: u32,
-    /// The result on the board after the last turn (elimination only).
-    board_outcome: Outcome,
+    /// The game: the start position and the turns played from it.
+    history: History,
+    /// The search options; `options.rules` is the one [`Rules`] value in
+    /// force, for playing turns, judging results and searching.
     options: SearchOptions,
-    /// The profile chosen with `Rules`; repetition and the turn limit
-    /// override it when set.
-    profile: Rules,
-    repetition: Option<Repetition>,
-    max_turns: Option<u32>,
     /// The searcher, when no search is running.
     searcher: Option<Searcher>,
     running: Option<Running>,
@@ -450,36 +350,30 @@ impl Default for Engine {
     }
 }
 
+/// A history at the empty start position.
+fn new_history() -> History {
+    match History::new(Position::start()) {
+        Ok(history) => history,
+        Err(_) => unreachable!("the start position is at the start of a turn"),
+    }
+}
+
 impl Engine {
     /// An engine at the start position.
     pub fn new(mut options: SearchOptions) -> Engine {
         options.info_interval = INFO_INTERVAL;
-        let profile = options.rules;
         Engine {
-            board: Board::default(),
-            earlier: Vec::new(),
-            played: Vec::new(),
-            turns_after_setup: 0,
-            board_outcome: Outcome::Ongoing,
+            history: new_history(),
             searcher: Some(Searcher::new(options.clone())),
             options,
-            profile,
-            repetition: None,
-            max_turns: None,
             running: None,
         }
     }
 
-    /// The rules in force: the profile with the repetition and turn-limit overrides.
+    /// The rules in force: the profile chosen with `Rules`, with the
+    /// `Repetition` and `MaxTurns` fields as set since.
     pub fn rules(&self) -> Rules {
-        let mut rules = self.profile;
-        if let Some(repetition) = self.repetition {
-            rules.repetition = repetition;
-        }
-        if let Some(limit) = self.max_turns {
-            rules.max_turns = (limit > 0).then_some(limit);
-        }
-        rules
+        self.options.rules
     }
 
     /// The search options in force.
@@ -487,93 +381,51 @@ impl Engine {
         &self.options
     }
 
-    /// The current board.
-    pub fn board(&self) -> &Board {
-        &self.board
+    /// The current position (at the start of a turn).
+    pub fn position(&self) -> &Position {
+        self.history.position()
     }
 
-    /// The boards before each turn played since the position's base, oldest first.
-    pub fn earlier_boards(&self) -> &[Board] {
-        &self.earlier
+    /// The game: the start position given to [`Engine::set_position`], the
+    /// turns played since, and what repetition is judged on.
+    pub fn history(&self) -> &History {
+        &self.history
     }
 
-    /// The turns played since the position's base.
+    /// The turns played since the position's start.
     pub fn played_turns(&self) -> &[Vec<Action>] {
-        &self.played
-    }
-
-    /// Hashes of the earlier start-of-turn positions, for the search's
-    /// repetition detection.
-    pub fn history(&self) -> Vec<u64> {
-        self.earlier
-            .iter()
-            .map(|board| board.position.hash())
-            .collect()
+        self.history.turns()
     }
 
     /// Where the game stands, judged with the rules in force.
     pub fn status(&self) -> GameStatus {
-        status_of(
-            &self.rules(),
-            &self.board,
-            &self.earlier,
-            self.turns_after_setup,
-            self.board_outcome,
-        )
+        self.history.status(&self.options.rules)
     }
 
-    /// Sets the game: a base board (at the start of a turn) and the turns
-    /// played from it, as text (any form [`Board::play_turn_text`] reads).
-    /// A search in progress is not affected (it works on its own copy).
+    /// Sets the game: a start position (at the start of a turn) and the
+    /// turns played from it, each as its actions. A search in progress is
+    /// not affected (it works on its own copy).
     ///
     /// # Errors
-    /// A mid-turn base, a turn that cannot be played (naming it), or a turn
-    /// after the game ended. The engine's position is then unchanged.
-    pub fn set_position<S: AsRef<str>>(
+    /// A mid-turn start, a turn that cannot be played or comes after the
+    /// end of the game (with its 1-based index). The engine's position is
+    /// then unchanged.
+    pub fn set_position(
         &mut self,
-        base: Board,
-        turns: &[S],
+        start: Position,
+        turns: &[Vec<Action>],
     ) -> Result<(), PositionError> {
-        if base.position.turn_state() != TurnState::Start {
-            return Err(PositionError::MidTurn);
-        }
-        let rules = self.rules();
-        let mut board = base;
-        let mut earlier = Vec::with_capacity(turns.len());
-        let mut played = Vec::with_capacity(turns.len());
-        let mut turns_after_setup = 0;
-        let mut outcome = board.position.outcome();
-        for (index, text) in turns.iter().enumerate() {
-            let text = text.as_ref();
-            if let GameStatus::Over(result) =
-                status_of(&rules, &board, &earlier, turns_after_setup, outcome)
-            {
-                return Err(PositionError::AfterGameOver {
-                    index: index + 1,
-                    text: text.to_string(),
-                    result,
-                });
-            }
-            let before = board.clone();
-            let turn = board
-                .play_turn_text(&rules, text)
+        let mut history = History::new(start).map_err(|_| PositionError::MidTurn)?;
+        history.reserve(turns.len());
+        for (index, actions) in turns.iter().enumerate() {
+            history
+                .play(&self.options.rules, actions)
                 .map_err(|error| PositionError::Turn {
                     index: index + 1,
-                    text: text.to_string(),
                     error,
                 })?;
-            if !before.position.in_setup() {
-                turns_after_setup += 1;
-            }
-            outcome = turn.outcome;
-            earlier.push(before);
-            played.push(turn.actions);
         }
-        self.board = board;
-        self.earlier = earlier;
-        self.played = played;
-        self.turns_after_setup = turns_after_setup;
-        self.board_outcome = outcome;
+        self.history = history;
         Ok(())
     }
 
@@ -584,11 +436,7 @@ impl Engine {
     pub fn new_game(&mut self) -> Result<(), OptionError> {
         let searcher = self.idle_searcher()?;
         searcher.clear();
-        self.board = Board::default();
-        self.earlier.clear();
-        self.played.clear();
-        self.turns_after_setup = 0;
-        self.board_outcome = Outcome::Ongoing;
+        self.history = new_history();
         Ok(())
     }
 
@@ -608,6 +456,12 @@ impl Engine {
     /// Sets an option by name (case-insensitive). Values are checked against
     /// [`option_specs`]; tunables by the tunables table.
     ///
+    /// The rules are one value: `Rules` replaces all of it with the named
+    /// profile, the profile's repetition rule and (absent) turn limit
+    /// included, so `Repetition` and `MaxTurns` set after `Rules` adjust the
+    /// profile, and set before it are reset by it. `Repetition profile`
+    /// restores the current profile's repetition rule.
+    ///
     /// # Errors
     /// An unknown name, a bad value, or a search in progress. The options are
     /// then unchanged.
@@ -622,9 +476,6 @@ impl Engine {
             expected,
         };
         let mut options = self.options.clone();
-        let mut profile = self.profile;
-        let mut repetition = self.repetition;
-        let mut max_turns = self.max_turns;
         match &spec.kind {
             OptionKind::Spin { min, max, .. } => {
                 let number: i64 = value
@@ -637,10 +488,10 @@ impl Engine {
                     "Hash" => options.hash_mb = number as usize,
                     "MultiPV" => options.multi_pv = number as usize,
                     "Seed" => options.seed = number as u64,
-                    "MaxTurns" => max_turns = Some(number as u32),
+                    "MaxTurns" => options.rules.max_turns = (number > 0).then_some(number as u32),
                     "Move Overhead" => options
                         .tunables
-                        .set("move_overhead_ms", number as f32)
+                        .set(MOVE_OVERHEAD_TUNABLE, number as f32)
                         .map_err(|error| bad(error.to_string()))?,
                     _ => return Err(OptionError::UnknownName(name.to_string())),
                 }
@@ -669,42 +520,37 @@ impl Engine {
                             value.parse::<PlayerKind>().map_err(|_| bad(expected()))?;
                     }
                     "Rules" => {
-                        profile = value.parse::<Rules>().map_err(|_| bad(expected()))?;
+                        options.rules = value.parse::<Rules>().map_err(|_| bad(expected()))?;
                     }
                     _ => return Err(OptionError::UnknownName(name.to_string())),
                 }
             }
             OptionKind::Text { .. } => {
                 // Only Repetition is free text.
-                repetition = if value.eq_ignore_ascii_case("profile") {
-                    None
+                options.rules.repetition = if value.eq_ignore_ascii_case("profile") {
+                    Rules::profile(options.rules.name)
+                        .unwrap_or_default()
+                        .repetition
                 } else {
-                    Some(parse_repetition(value).ok_or_else(|| {
+                    parse_repetition(value).ok_or_else(|| {
                         bad("profile, off, claim@N or auto@N with N at least 2".to_string())
-                    })?)
+                    })?
                 };
             }
         }
         let searcher = self.idle_searcher()?;
-        let mut rules = profile;
-        if let Some(repetition) = repetition {
-            rules.repetition = repetition;
-        }
-        if let Some(limit) = max_turns {
-            rules.max_turns = (limit > 0).then_some(limit);
-        }
-        options.rules = rules;
         searcher.set_options(options.clone());
         self.options = options;
-        self.profile = profile;
-        self.repetition = repetition;
-        self.max_turns = max_turns;
         Ok(())
     }
 
     /// The static evaluation of the current position for the side to move.
     pub fn evaluate(&self) -> f32 {
-        static_evaluation_with(&self.board.position, &self.rules(), &self.options.tunables)
+        static_evaluation_with(
+            self.history.position(),
+            &self.options.rules,
+            &self.options.tunables,
+        )
     }
 
     /// Whether a search is running (its thread has not finished).
@@ -733,17 +579,15 @@ impl Engine {
             return Err(GoError::Busy);
         }
         self.wait();
-        let status = self.status();
-        let claimable = match status {
-            GameStatus::Over(result) => {
-                listener(SearchEvent::Finished(&GoOutcome::GameOver {
-                    result,
-                    search: None,
-                }));
-                return Ok(());
-            }
-            GameStatus::Ongoing { claimable, .. } => claimable,
-        };
+        if let GameStatus::Over(result) = self.status() {
+            listener(SearchEvent::Finished(&GoOutcome::GameOver {
+                result,
+                search: None,
+            }));
+            return Ok(());
+        }
+        // The draw the side to move may claim instead of playing, if any.
+        let claim = self.history.claim(&self.options.rules);
         let mut searcher = self
             .searcher
             .take()
@@ -751,8 +595,8 @@ impl Engine {
         let stop = Arc::new(AtomicBool::new(false));
         let infinite = limits.infinite
             || (limits.nodes.is_none() && limits.movetime.is_none() && limits.clock.is_none());
-        let position = self.board.position;
-        let history = self.history();
+        let position = *self.history.position();
+        let history = self.history.earlier_hashes().to_vec();
         let options = self.options.clone();
         let thread_stop = Arc::clone(&stop);
         let answered = Arc::new(AtomicBool::new(false));
@@ -781,16 +625,12 @@ impl Engine {
                 if last_info.as_ref() != Some(&result.info) {
                     listener(SearchEvent::Info(&result.info));
                 }
-                let outcome = if claimable && result.value <= 0.0 {
-                    GoOutcome::GameOver {
-                        result: GameResult {
-                            outcome: Outcome::Draw,
-                            reason: EndReason::RepetitionClaim,
-                        },
+                let outcome = match claim {
+                    Some(claimed) if result.value <= 0.0 => GoOutcome::GameOver {
+                        result: claimed,
                         search: Some(result),
-                    }
-                } else {
-                    GoOutcome::Turn { result }
+                    },
+                    _ => GoOutcome::Turn { result },
                 };
                 thread_answered.store(true, Ordering::Release);
                 listener(SearchEvent::Finished(&outcome));
@@ -841,69 +681,8 @@ impl Drop for Engine {
     }
 }
 
-/// The game status of `board` reached through `earlier`.
-fn status_of(
-    rules: &Rules,
-    board: &Board,
-    earlier: &[Board],
-    turns_after_setup: u32,
-    board_outcome: Outcome,
-) -> GameStatus {
-    let outcome = if board.position.in_setup() {
-        Outcome::Ongoing
-    } else {
-        match board_outcome {
-            Outcome::Ongoing => board.position.outcome(),
-            other => other,
-        }
-    };
-    match outcome {
-        Outcome::Win(player) => {
-            return GameStatus::Over(GameResult {
-                outcome: Outcome::Win(player),
-                reason: EndReason::Elimination,
-            })
-        }
-        Outcome::Draw => {
-            return GameStatus::Over(GameResult {
-                outcome: Outcome::Draw,
-                reason: EndReason::MutualElimination,
-            })
-        }
-        Outcome::Ongoing => {}
-    }
-    let hash = board.position.hash();
-    let repetitions = 1 + earlier
-        .iter()
-        .filter(|before| before.position.hash() == hash)
-        .count() as u32;
-    let mut claimable = false;
-    match rules.repetition {
-        Repetition::Automatic(count) if repetitions >= count => {
-            return GameStatus::Over(GameResult {
-                outcome: Outcome::Draw,
-                reason: EndReason::Repetition,
-            })
-        }
-        Repetition::Claim(count) => claimable = repetitions >= count,
-        _ => {}
-    }
-    if let Some(limit) = rules.max_turns {
-        if turns_after_setup >= limit {
-            return GameStatus::Over(GameResult {
-                outcome: Outcome::Draw,
-                reason: EndReason::TurnLimit,
-            });
-        }
-    }
-    GameStatus::Ongoing {
-        repetitions,
-        claimable,
-    }
-}
-
 /// The first legal turn, as a result, for when the search failed.
-fn fallback_result(position: &crate::rules::Position, rules: &Rules) -> SearchResult {
+fn fallback_result(position: &Position, rules: &Rules) -> SearchResult {
     let turn = position
         .legal_turns(rules)
         .into_iter()
@@ -926,8 +705,42 @@ fn fallback_result(position: &crate::rules::Position, rules: &Rules) -> SearchRe
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::notation::hwpn;
+    use crate::rules::{
+        Colour, EndReason, Outcome, Piece, PieceSet, Player, Repetition, System, TurnState,
+    };
     use std::sync::mpsc;
+
+    fn piece(colour: Colour, size: u8) -> Piece {
+        Piece::new(colour, size).unwrap()
+    }
+
+    /// The two setup turns of `r1b3:g3:/y2b1::g3 0`.
+    fn setup_turns() -> Vec<Vec<Action>> {
+        vec![
+            vec![Action::Homeworld {
+                star: piece(Colour::Red, 1),
+                second_star: Some(piece(Colour::Blue, 3)),
+                ship: piece(Colour::Green, 3),
+            }],
+            vec![Action::Homeworld {
+                star: piece(Colour::Yellow, 2),
+                second_star: Some(piece(Colour::Blue, 1)),
+                ship: piece(Colour::Green, 3),
+            }],
+        ]
+    }
+
+    /// The position after the setup turns.
+    fn after_setup() -> Position {
+        let mut position = Position::start();
+        for turn in setup_turns() {
+            for action in turn {
+                position.try_apply(&Rules::STANDARD, action).unwrap();
+            }
+            position.end_turn(&Rules::STANDARD).unwrap();
+        }
+        position
+    }
 
     fn run_go(engine: &mut Engine, limits: SearchLimits) -> GoOutcome {
         let (sender, receiver) = mpsc::channel();
@@ -949,27 +762,37 @@ mod tests {
     #[test]
     fn a_bad_turn_leaves_the_position_unchanged() {
         let mut engine = Engine::default();
-        engine
-            .set_position(Board::default(), &["home.r1.b3.g3"])
-            .unwrap();
-        let before = engine.board().clone();
+        let turns = setup_turns();
+        engine.set_position(Position::start(), &turns[..1]).unwrap();
+        let before = *engine.position();
+        let build = vec![Action::Build {
+            system: 1,
+            piece: piece(Colour::Green, 1),
+        }];
         let error = engine
-            .set_position(Board::default(), &["home.r1.b3.g3", "build.g1.Home1"])
+            .set_position(Position::start(), &[turns[0].clone(), build])
             .unwrap_err();
         assert!(
             matches!(error, PositionError::Turn { index: 2, .. }),
             "{error}"
         );
-        assert_eq!(engine.board(), &before);
+        assert_eq!(engine.position(), &before);
         assert_eq!(engine.played_turns().len(), 1);
+        let mut mid_turn = after_setup();
+        mid_turn.try_apply(&Rules::STANDARD, Action::Pass).unwrap();
+        assert_eq!(
+            engine.set_position(mid_turn, &[]),
+            Err(PositionError::MidTurn)
+        );
+        assert_eq!(engine.position(), &before);
     }
 
     #[test]
     fn repetition_is_judged_by_the_setting() {
-        let base = hwpn::parse("r1b3:g3:/y2b1::g3 0").unwrap();
-        let turns = ["pass", "pass", "pass", "pass"];
+        let base = after_setup();
+        let turns = vec![Vec::new(); 4];
         let mut engine = Engine::default();
-        engine.set_position(base.clone(), &turns).unwrap();
+        engine.set_position(base, &turns).unwrap();
         assert_eq!(
             engine.status(),
             GameStatus::Ongoing {
@@ -985,13 +808,15 @@ mod tests {
                 ..
             })
         ));
-        let error = engine
-            .set_position(base.clone(), &["pass", "pass", "pass", "pass", "pass"])
-            .unwrap_err();
+        let error = engine.set_position(base, &vec![Vec::new(); 5]).unwrap_err();
         assert!(matches!(
             error,
-            PositionError::AfterGameOver { index: 5, .. }
+            PositionError::Turn {
+                index: 5,
+                error: PlayError::GameOver(_)
+            }
         ));
+        assert!(error.to_string().contains("1/2-1/2 repetition"), "{error}");
         engine.set_option("Repetition", "off").unwrap();
         engine.set_option("MaxTurns", "4").unwrap();
         engine.set_position(base, &turns).unwrap();
@@ -1002,6 +827,27 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    #[test]
+    fn the_rules_are_one_value() {
+        let mut engine = Engine::default();
+        engine.set_option("Repetition", "auto@4").unwrap();
+        engine.set_option("MaxTurns", "50").unwrap();
+        let rules = engine.rules();
+        assert_eq!(rules.repetition, Repetition::Automatic(4));
+        assert_eq!(rules.max_turns, Some(50));
+        assert_eq!(engine.options().rules, rules);
+        // Rules replaces the whole value with the profile.
+        engine.set_option("Rules", "sdg").unwrap();
+        assert_eq!(engine.rules(), Rules::SDG);
+        engine.set_option("Repetition", "claim@5").unwrap();
+        assert_eq!(engine.rules().repetition, Repetition::Claim(5));
+        assert!(engine.rules().any_ship_size);
+        engine.set_option("Repetition", "profile").unwrap();
+        assert_eq!(engine.rules(), Rules::SDG);
+        engine.set_option("MaxTurns", "0").unwrap();
+        assert_eq!(engine.rules().max_turns, None);
     }
 
     #[test]
@@ -1016,11 +862,29 @@ mod tests {
         assert!(engine.set_option("cpuct", "NaN").is_err());
         assert!(engine.set_option("Move Overhead", "10").is_ok());
         assert_eq!(
-            engine.options().tunables.get("move_overhead_ms"),
+            engine.options().tunables.get(MOVE_OVERHEAD_TUNABLE),
             Some(10.0)
         );
         assert!(matches!(
             engine.set_option("Nope", "1"),
+            Err(OptionError::UnknownName(_))
+        ));
+    }
+
+    #[test]
+    fn move_overhead_is_listed_once() {
+        let specs = option_specs();
+        let overhead: Vec<&OptionSpec> = specs
+            .iter()
+            .filter(|spec| {
+                spec.name.eq_ignore_ascii_case("Move Overhead")
+                    || spec.name == MOVE_OVERHEAD_TUNABLE
+            })
+            .collect();
+        assert_eq!(overhead.len(), 1);
+        assert_eq!(overhead[0].name, "Move Overhead");
+        assert!(matches!(
+            Engine::default().set_option(MOVE_OVERHEAD_TUNABLE, "10"),
             Err(OptionError::UnknownName(_))
         ));
     }
@@ -1033,15 +897,31 @@ mod tests {
         let GoOutcome::Turn { result } = outcome else {
             panic!("expected a turn");
         };
-        let mut board = engine.board().clone();
-        board
-            .play_actions(&engine.rules(), &result.best_turn)
-            .unwrap();
-        let over = hwpn::parse("r1b3:g3:/x 1").unwrap();
-        engine.set_position(over, &[] as &[&str]).unwrap();
-        assert!(matches!(
+        let mut history = engine.history().clone();
+        history.play(&engine.rules(), &result.best_turn).unwrap();
+        // Player 1 has no home: player 0 has won.
+        let home = System {
+            stars: PieceSet::single(piece(Colour::Red, 1)),
+            ships: [PieceSet::single(piece(Colour::Green, 3)), PieceSet::EMPTY],
+        };
+        let over = Position::from_parts(
+            [Some(home), None],
+            [true, true],
+            &[],
+            Player::Second,
+            TurnState::Start,
+        )
+        .unwrap();
+        engine.set_position(over, &[]).unwrap();
+        assert_eq!(
             run_go(&mut engine, SearchLimits::nodes(100)),
-            GoOutcome::GameOver { .. }
-        ));
+            GoOutcome::GameOver {
+                result: GameResult {
+                    outcome: Outcome::Win(Player::First),
+                    reason: EndReason::Elimination
+                },
+                search: None
+            }
+        );
     }
 }

@@ -2,16 +2,18 @@
 //!
 //! The modules, from low level to high:
 //! - [`rules`]: pieces, the 128-byte position, actions, single-action and
-//!   whole-turn generation, rule profiles. Depends on nothing else here.
+//!   whole-turn generation, rule profiles, and the game history that judges
+//!   every result (the one referee). Depends on nothing else here.
 //! - [`notation`]: every text format (HWPN, homeworlds-cli state text, turn
 //!   tokens, SuperDuperGames records) and the system names beside a position.
 //! - [`record`]: game records and replay, judged by the rules core.
 //! - [`search`]: the engine: parallel MCTS with exact win-in-1 and safety
-//!   checks, the greedy and random players, self-play. Never prints.
-//! - [`engine`]: the game, options and searcher behind a text-free API;
-//!   searches run on a background thread.
+//!   checks, the greedy and random players. Never prints.
+//! - [`engine`]: the game (positions and actions), options and searcher
+//!   behind a text-free API; searches run on a background thread.
 //! - [`protocol`]: the text protocol (protocol.md) over any reader and writer.
-//! - [`tools`]: the match runner, analysis, annotation and terminal play.
+//! - [`tools`]: the match runner, self-play, analysis, annotation and
+//!   terminal play.
 #![warn(missing_docs)]
 
 pub mod engine;

@@ -7,6 +7,16 @@
 //! breaks (and SDG's own bugs) from games that simply ended. [`GameRecord::walk`]
 //! exposes the positions before each turn for tools that analyse real games
 //! (tactics extraction, annotation).
+//!
+//! Results are judged by the rules layer's [`History`], like every other
+//! game: elimination on the board, and repetition and the turn limit under
+//! the rules in force. SuperDuperGames had neither (every archived game
+//! names a winner, and most ended by resignation or time-out), but records
+//! written by `supernova match` do: their header names the match's draw
+//! rules as variants (`Variants: "Repetition auto@3, Max turns 200"`), which
+//! replace the given rules' repetition rule and turn limit, and a
+//! `Referee:` comment on the last turn states the result and its reason
+//! ([`RecordedResult`]), forfeits included, which are not a rules matter.
 
 use std::fmt;
 
@@ -14,13 +24,92 @@ use crate::notation::error::excerpt;
 use crate::notation::sdg::{parse_record, Header, RecordTurn};
 use crate::notation::turn::{ActionText, TurnError};
 use crate::notation::{Board, ParseError};
-use crate::rules::{Action, Outcome, Player, Rules};
+use crate::rules::{
+    parse_repetition, Action, EndReason, GameResult, GameStatus, History, Outcome, PlayError,
+    Player, Position, Rules,
+};
 
 pub use crate::notation::sdg::write_record;
 
 /// Variants that change nothing on the board: rating, clocks and undo are
 /// platform features, so these games replay under the normal rules.
 const HARMLESS_VARIANTS: [&str; 3] = ["Unrated", "Hard time", "No undo"];
+
+/// The variant that names a record's repetition rule: `Repetition auto@3`.
+pub const REPETITION_VARIANT: &str = "Repetition ";
+
+/// The variant that names a record's turn limit: `Max turns 200`.
+pub const TURN_LIMIT_VARIANT: &str = "Max turns ";
+
+/// The name on the comment line that states a record's result.
+const REFEREE_COMMENT: &str = "\tReferee: ";
+
+/// A result as a record states it in its `Referee:` comment: who won, and
+/// why in words (a rules reason such as `repetition`, or `forfeit: ...`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecordedResult {
+    /// `Win(player)` or `Draw`.
+    pub outcome: Outcome,
+    /// The reason as written: an [`EndReason::word`], or another text.
+    pub reason: String,
+}
+
+impl RecordedResult {
+    /// The result of a game the rules ended.
+    pub fn from_result(result: &GameResult) -> RecordedResult {
+        RecordedResult {
+            outcome: result.outcome,
+            reason: result.reason.word().to_string(),
+        }
+    }
+
+    /// The reason as a rules reason, when it is one.
+    pub fn end_reason(&self) -> Option<EndReason> {
+        EndReason::from_word(&self.reason)
+    }
+
+    /// The PGN-style score from player 0's side.
+    pub fn score(&self) -> &'static str {
+        match self.outcome {
+            Outcome::Win(Player::First) => "1-0",
+            Outcome::Win(Player::Second) => "0-1",
+            _ => "1/2-1/2",
+        }
+    }
+
+    /// The comment line that states it: `\tReferee: 1/2-1/2 repetition`.
+    /// Line breaks in the reason become spaces, so it stays one line.
+    pub fn comment(&self) -> String {
+        let reason: String = self
+            .reason
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
+        format!("{REFEREE_COMMENT}{} {reason}", self.score())
+    }
+
+    /// Reads a comment line written by [`RecordedResult::comment`].
+    pub fn parse_comment(line: &str) -> Option<RecordedResult> {
+        let rest = line.strip_prefix(REFEREE_COMMENT)?;
+        let (score, reason) = rest.split_once(' ').unwrap_or((rest, ""));
+        let outcome = match score {
+            "1-0" => Outcome::Win(Player::First),
+            "0-1" => Outcome::Win(Player::Second),
+            "1/2-1/2" => Outcome::Draw,
+            _ => return None,
+        };
+        Some(RecordedResult {
+            outcome,
+            reason: reason.trim().to_string(),
+        })
+    }
+}
+
+impl fmt::Display for RecordedResult {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(formatter, "{} {}", self.score(), self.reason)
+    }
+}
 
 /// A whole game as recorded: header and numbered turns.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,8 +152,9 @@ pub enum ReplayError {
         /// Who the record says moved.
         found: String,
     },
-    /// The game was already decided on the board before this turn.
-    GameOver(Outcome),
+    /// The game was already over before this turn (on the board, or by
+    /// the record's repetition rule or turn limit).
+    GameOver(GameResult),
     /// The turn has no steps at all.
     NoActions,
 }
@@ -79,17 +169,23 @@ impl fmt::Display for ReplayError {
                 excerpt(found),
                 excerpt(expected)
             ),
-            ReplayError::GameOver(outcome) => {
-                let result = match outcome {
-                    Outcome::Win(player) => format!("player {} had won", player.index()),
-                    Outcome::Draw => "it was a draw".to_string(),
-                    Outcome::Ongoing => "it was still going".to_string(),
-                };
-                write!(
+            ReplayError::GameOver(result) => match (result.reason, result.outcome) {
+                (EndReason::Elimination, Outcome::Win(player)) => write!(
                     formatter,
-                    "the game was already over on the board ({result}) (R11.1)"
-                )
-            }
+                    "the game was already over on the board (player {} had won) (R11.1)",
+                    player.index()
+                ),
+                (EndReason::MutualElimination, _) => write!(
+                    formatter,
+                    "the game was already over on the board (it was a draw) (R11.1)"
+                ),
+                (reason, _) => write!(
+                    formatter,
+                    "the game was already over ({} {}) (R11.5)",
+                    result.score(),
+                    reason.word()
+                ),
+            },
             ReplayError::NoActions => write!(formatter, "the turn has no actions"),
         }
     }
@@ -132,7 +228,7 @@ impl fmt::Display for IllegalTurn {
 }
 
 /// A replay of a game as far as the rules allow.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Walk {
     /// Every legal turn, with the board before it.
     pub turns: Vec<ReplayedTurn>,
@@ -140,6 +236,11 @@ pub struct Walk {
     pub board: Board,
     /// The result on the board after the last legal turn.
     pub outcome: Outcome,
+    /// The game from the empty start to the last legal turn.
+    pub history: History,
+    /// Where the game stands after the last legal turn, under the rules of
+    /// the walk (the record's variants applied).
+    pub status: GameStatus,
     /// The first illegal turn, where the replay stopped.
     pub illegal: Option<IllegalTurn>,
 }
@@ -154,10 +255,12 @@ pub enum Verdict {
         /// The winner's name.
         name: String,
     },
-    /// Every turn is legal and both players were eliminated together.
-    Draw,
-    /// Every turn is legal and nobody was eliminated: the game ended off the
-    /// board (resignation, time-out).
+    /// Every turn is legal and the game is drawn: both players eliminated
+    /// together, or by the record's repetition rule or turn limit (or a
+    /// repetition claim the record states and the rules allow).
+    Draw(EndReason),
+    /// Every turn is legal and the rules did not end the game: it ended off
+    /// the board (resignation, time-out, forfeit).
     Unfinished,
     /// The replay stopped at this turn.
     Illegal(IllegalTurn),
@@ -175,6 +278,8 @@ pub struct GameReport {
     pub verdict: Verdict,
     /// The record's own `Winner:`, for comparison.
     pub record_winner: Option<String>,
+    /// The result the record's `Referee:` comment states, if it has one.
+    pub record_result: Option<RecordedResult>,
 }
 
 impl GameReport {
@@ -187,7 +292,13 @@ impl GameReport {
                     .as_deref()
                     .is_some_and(|winner| winner.eq_ignore_ascii_case(name)),
             ),
-            Verdict::Draw => Some(self.record_winner.is_none()),
+            Verdict::Draw(_) => Some(
+                self.record_winner.is_none()
+                    && self
+                        .record_result
+                        .as_ref()
+                        .is_none_or(|result| result.outcome == Outcome::Draw),
+            ),
             _ => None,
         }
     }
@@ -202,16 +313,25 @@ impl fmt::Display for GameReport {
                 player.index(),
                 excerpt(name)
             )?,
-            Verdict::Draw => write!(formatter, "draw on the board")?,
+            Verdict::Draw(reason) => match reason {
+                EndReason::Repetition => write!(formatter, "draw by repetition")?,
+                EndReason::RepetitionClaim => write!(formatter, "draw by a claimed repetition")?,
+                EndReason::TurnLimit => write!(formatter, "draw at the turn limit")?,
+                _ => write!(formatter, "draw on the board")?,
+            },
             Verdict::Unfinished => write!(formatter, "unfinished")?,
             Verdict::Illegal(turn) => write!(formatter, "{turn}")?,
             Verdict::Skipped(reason) => return write!(formatter, "skipped: {reason}"),
         }
         write!(
             formatter,
-            " (record: Winner {})",
+            " (record: Winner {}",
             excerpt(self.record_winner.as_deref().unwrap_or("none"))
-        )
+        )?;
+        if let Some(result) = &self.record_result {
+            write!(formatter, ", result {result}")?;
+        }
+        write!(formatter, ")")
     }
 }
 
@@ -265,7 +385,8 @@ impl GameRecord {
     }
 
     /// Why this record is not replayed, if it is not: more or fewer than two
-    /// players, or a variant that changes the rules (Sinister, Left man down).
+    /// players, or a variant that changes the rules (Sinister, Left man
+    /// down) or that is not understood.
     pub fn unsupported(&self) -> Option<String> {
         let seats: Vec<char> = self.header.participants.iter().map(|p| p.seat).collect();
         if seats.len() != 2 || !seats.contains(&'N') || !seats.contains(&'S') {
@@ -274,6 +395,9 @@ impl GameRecord {
                 seats.len()
             ));
         }
+        if let Err(reason) = self.rules(&Rules::STANDARD) {
+            return Some(reason);
+        }
         self.header
             .variants
             .iter()
@@ -281,130 +405,179 @@ impl GameRecord {
                 !HARMLESS_VARIANTS
                     .iter()
                     .any(|harmless| harmless.eq_ignore_ascii_case(variant))
+                    && !variant.starts_with(REPETITION_VARIANT)
+                    && !variant.starts_with(TURN_LIMIT_VARIANT)
             })
             .map(|variant| format!("variant \"{}\" changes the rules", excerpt(variant)))
+    }
+
+    /// `rules` with the record's own draw rules: a `Repetition R` variant
+    /// (R as the `Repetition` option reads it: `off`, `claim@N`, `auto@N`)
+    /// replaces the repetition rule, and a `Max turns N` variant the turn
+    /// limit (0 = none). Records without them keep `rules` as they are.
+    ///
+    /// # Errors
+    /// A draw-rule variant whose value is not understood, named.
+    pub fn rules(&self, rules: &Rules) -> Result<Rules, String> {
+        let mut rules = *rules;
+        for variant in &self.header.variants {
+            if let Some(value) = variant.strip_prefix(REPETITION_VARIANT) {
+                rules.repetition = parse_repetition(value.trim()).ok_or_else(|| {
+                    format!("variant \"{variant}\": expected Repetition off, claim@N or auto@N")
+                })?;
+            } else if let Some(value) = variant.strip_prefix(TURN_LIMIT_VARIANT) {
+                let limit: u32 = value.trim().parse().map_err(|_| {
+                    format!("variant \"{variant}\": expected Max turns and a whole number")
+                })?;
+                rules.max_turns = (limit > 0).then_some(limit);
+            }
+        }
+        Ok(rules)
+    }
+
+    /// The result the record states in a `Referee:` comment of its last
+    /// turn (as `supernova match` writes it), if any.
+    pub fn recorded_result(&self) -> Option<RecordedResult> {
+        self.turns
+            .last()?
+            .comments
+            .iter()
+            .rev()
+            .find_map(|line| RecordedResult::parse_comment(line))
     }
 
     /// Plays the turns in order from the empty map, each on the board left by
     /// the previous one, until the end or the first illegal turn. Homeworlds
     /// are named after their players; discovered systems take the record's
-    /// names.
+    /// names. The game is judged by a [`History`] under `rules` with the
+    /// record's draw rules ([`GameRecord::rules`]): a turn after the end of
+    /// the game is illegal.
     ///
     /// The caller should check [`GameRecord::unsupported`] first; a record
     /// without a North and a South player stops at turn 1 (wrong mover).
     pub fn walk(&self, rules: &Rules) -> Walk {
+        let rules = self.rules(rules).unwrap_or(*rules);
         let mut board = Board::default();
         for player in Player::BOTH {
             if let Some(name) = self.header.player_name(player) {
                 board.names.set(player.index() as u8, name);
             }
         }
+        let mut history = match History::new(Position::start()) {
+            Ok(history) => history,
+            Err(_) => unreachable!("the start position is at the start of a turn"),
+        };
         let mut turns = Vec::with_capacity(self.turns.len());
-        let mut outcome = Outcome::Ongoing;
+        let mut illegal = None;
         for turn in &self.turns {
-            let illegal = |reason| IllegalTurn {
-                number: turn.number,
-                text: turn.text(),
-                reason,
-                sdg_accepts: false,
+            let stop = |reason| {
+                Some(IllegalTurn {
+                    number: turn.number,
+                    text: turn.text(),
+                    reason,
+                    sdg_accepts: false,
+                })
             };
-            if outcome != Outcome::Ongoing {
-                return Walk {
-                    turns,
-                    board,
-                    outcome,
-                    illegal: Some(illegal(ReplayError::GameOver(outcome))),
-                };
+            if let GameStatus::Over(result) = history.status(&rules) {
+                illegal = stop(ReplayError::GameOver(result));
+                break;
             }
             let mover = board.position.side_to_move();
             let expected = self.header.player_name(mover).unwrap_or("?");
             if !expected.eq_ignore_ascii_case(&turn.player) {
-                let reason = ReplayError::WrongMover {
+                illegal = stop(ReplayError::WrongMover {
                     expected: expected.to_string(),
                     found: turn.player.clone(),
-                };
-                return Walk {
-                    turns,
-                    board,
-                    outcome,
-                    illegal: Some(illegal(reason)),
-                };
+                });
+                break;
             }
             if turn.steps.is_empty() {
-                return Walk {
-                    turns,
-                    board,
-                    outcome,
-                    illegal: Some(illegal(ReplayError::NoActions)),
-                };
+                illegal = stop(ReplayError::NoActions);
+                break;
             }
             let texts: Vec<ActionText> =
                 turn.steps.iter().map(|step| step.action.clone()).collect();
-            let before = board.clone();
             let describe = |index: usize| {
                 turn.steps
                     .get(index)
                     .map_or_else(String::new, |step| step.text.clone())
             };
-            match board.play_action_texts(rules, &texts, describe) {
-                Ok(played) => {
-                    if texts
-                        .iter()
-                        .any(|text| matches!(text, ActionText::Homeworld { .. }))
-                    {
-                        board.names.set(mover.index() as u8, expected);
-                    }
-                    outcome = played.outcome;
-                    turns.push(ReplayedTurn {
-                        board: before,
-                        actions: played.actions,
-                        names: played.names,
-                        number: turn.number,
-                        mover,
-                        outcome,
-                    });
-                }
+            let mut next = board.clone();
+            let played = match next.play_action_texts(&rules, &texts, describe) {
+                Ok(played) => played,
                 Err(error) => {
                     let sdg_accepts = rules.name != Rules::SDG.name
                         && board
                             .clone()
                             .play_action_texts(&Rules::SDG, &texts, describe)
                             .is_ok();
-                    return Walk {
-                        turns,
-                        board,
-                        outcome,
-                        illegal: Some(IllegalTurn {
-                            sdg_accepts,
-                            ..illegal(ReplayError::Turn(error))
-                        }),
-                    };
+                    illegal = stop(ReplayError::Turn(error)).map(|turn| IllegalTurn {
+                        sdg_accepts,
+                        ..turn
+                    });
+                    break;
                 }
+            };
+            // The board has checked the turn; the history records it.
+            if let Err(error) = history.play(&rules, &played.actions) {
+                illegal = stop(match error {
+                    PlayError::GameOver(result) => ReplayError::GameOver(result),
+                    PlayError::Illegal { reason, .. } | PlayError::CannotEnd(reason) => {
+                        ReplayError::Turn(TurnError::CannotEnd(reason))
+                    }
+                });
+                break;
             }
+            if texts
+                .iter()
+                .any(|text| matches!(text, ActionText::Homeworld { .. }))
+            {
+                next.names.set(mover.index() as u8, expected);
+            }
+            turns.push(ReplayedTurn {
+                board: std::mem::replace(&mut board, next),
+                actions: played.actions,
+                names: played.names,
+                number: turn.number,
+                mover,
+                outcome: played.outcome,
+            });
         }
         Walk {
             turns,
+            outcome: board.position.outcome(),
             board,
-            outcome,
-            illegal: None,
+            status: history.status(&rules),
+            history,
+            illegal,
         }
     }
 
-    /// Replays the game and says what happened: a result on the board,
-    /// unfinished, the first illegal turn, or why it was skipped.
+    /// Replays the game and says what happened: a result judged by the
+    /// rules (with the record's draw rules), unfinished, the first illegal
+    /// turn, or why it was skipped.
     pub fn replay(&self, rules: &Rules) -> GameReport {
+        let record_result = self.recorded_result();
         let verdict = match self.unsupported() {
             Some(reason) => Verdict::Skipped(reason),
             None => {
                 let walk = self.walk(rules);
-                match (walk.illegal, walk.outcome) {
+                let claimed = record_result.as_ref().and_then(RecordedResult::end_reason)
+                    == Some(EndReason::RepetitionClaim);
+                let rules = self.rules(rules).unwrap_or(*rules);
+                match (walk.illegal, walk.status) {
                     (Some(turn), _) => Verdict::Illegal(turn),
-                    (None, Outcome::Win(player)) => Verdict::Win {
-                        player,
-                        name: self.header.player_name(player).unwrap_or("?").to_string(),
+                    (None, GameStatus::Over(result)) => match result.outcome {
+                        Outcome::Win(player) => Verdict::Win {
+                            player,
+                            name: self.header.player_name(player).unwrap_or("?").to_string(),
+                        },
+                        _ => Verdict::Draw(result.reason),
                     },
-                    (None, Outcome::Draw) => Verdict::Draw,
-                    (None, Outcome::Ongoing) => Verdict::Unfinished,
+                    (None, GameStatus::Ongoing { .. }) => match walk.history.claim(&rules) {
+                        Some(result) if claimed => Verdict::Draw(result.reason),
+                        _ => Verdict::Unfinished,
+                    },
                 }
             }
         };
@@ -412,6 +585,7 @@ impl GameRecord {
             game_number: self.header.game_number,
             verdict,
             record_winner: self.header.winner.clone(),
+            record_result,
         }
     }
 

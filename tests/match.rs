@@ -201,10 +201,98 @@ fn a_short_real_match_writes_transcripts_that_replay() {
     {
         let winner = line.split('(').nth(1).unwrap().split(')').next().unwrap();
         assert!(
-            line.ends_with(&format!("(record: Winner {winner})")),
+            line.contains(&format!("(record: Winner {winner}, result ")),
             "{line}"
         );
     }
+    let _ = std::fs::remove_dir_all(&directory);
+}
+
+/// Replays every record in `directory` and returns the report lines.
+fn replay_directory(directory: &std::path::Path) -> String {
+    let mut files: Vec<String> = std::fs::read_dir(directory)
+        .unwrap()
+        .map(|entry| entry.unwrap().path().display().to_string())
+        .collect();
+    files.sort();
+    let mut arguments = vec!["replay".to_string()];
+    arguments.extend(files);
+    let arguments: Vec<&str> = arguments.iter().map(String::as_str).collect();
+    let replay = supernova(&arguments);
+    let replayed = text(&replay);
+    assert!(replay.status.success(), "{replayed}");
+    replayed
+}
+
+#[test]
+fn records_carry_draws_and_forfeits_to_replay() {
+    // Two greedy players pass back and forth: a draw by repetition, which
+    // the record's variants let replay judge on the board.
+    let directory = scratch("draws");
+    let output = supernova(&[
+        "match",
+        "--each",
+        "option.Player=greedy",
+        "--engine",
+        "name=first",
+        "--engine",
+        "name=second",
+        "--games",
+        "1",
+        "--nodes",
+        "10",
+        "--pgnout",
+        directory.to_str().unwrap(),
+    ]);
+    let out = text(&output);
+    assert!(output.status.success(), "{out}");
+    assert!(out.contains("1/2-1/2 {repetition}"), "{out}");
+    let record = std::fs::read_to_string(directory.join("game-0001.sdg")).unwrap();
+    assert!(
+        record.contains("Variants: \"Repetition auto@3, Max turns 200\"\n"),
+        "{record}"
+    );
+    assert!(record.contains("\nWinner:\n"), "{record}");
+    assert!(
+        record.contains("\tReferee: 1/2-1/2 repetition\n"),
+        "{record}"
+    );
+    let replayed = replay_directory(&directory);
+    assert!(
+        replayed.contains(
+            "game-0001.sdg: draw by repetition (record: Winner none, result 1/2-1/2 repetition)"
+        ),
+        "{replayed}"
+    );
+    let _ = std::fs::remove_dir_all(&directory);
+
+    // A forfeit is not a result on the board: replay says so and reports
+    // the record's result and its reason.
+    let directory = scratch("forfeits");
+    let output = supernova(&[
+        "match",
+        "--engine",
+        "name=broken",
+        "arg=--misbehave",
+        "arg=illegal",
+        "--engine",
+        "name=good",
+        "option.Player=greedy",
+        "--games",
+        "1",
+        "--nodes",
+        "10",
+        "--pgnout",
+        directory.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", text(&output));
+    let replayed = replay_directory(&directory);
+    assert!(
+        replayed.contains(
+            "game-0001.sdg: unfinished (record: Winner good, result 0-1 forfeit: broken played an illegal turn 'build."
+        ),
+        "{replayed}"
+    );
     let _ = std::fs::remove_dir_all(&directory);
 }
 

@@ -239,8 +239,68 @@ fn hwi_lists_every_tunable_with_its_range() {
             "option name {} type float default {} min {} max {}",
             spec.name, spec.default, spec.min, spec.max
         );
-        assert!(lines.contains(&expected), "missing: {expected}");
+        if spec.name == "move_overhead_ms" {
+            // Listed once, under its UCI name.
+            assert!(!lines.contains(&expected), "listed twice: {expected}");
+            let overhead = format!(
+                "option name Move Overhead type spin default {} min {} max {}",
+                spec.default, spec.min, spec.max
+            );
+            assert_eq!(
+                lines.iter().filter(|line| **line == overhead).count(),
+                1,
+                "{lines:?}"
+            );
+        } else {
+            assert!(lines.contains(&expected), "missing: {expected}");
+        }
     }
+    let overhead_lines = lines
+        .iter()
+        .filter(|line| line.to_ascii_lowercase().contains("overhead"))
+        .count();
+    assert_eq!(overhead_lines, 1, "{lines:?}");
+    engine.send("quit");
+    assert!(engine.wait().success());
+}
+
+/// A game of 200,000 passes after the setup turns, in one `position` line
+/// (just under the 1 MiB line cap). The history keeps its repetition counts
+/// incrementally (see the unit tests of `rules::history`), so this takes a
+/// fraction of a second; when every turn rescanned the whole history it
+/// took about a minute, and the engine could not answer `isready` meanwhile.
+/// Only the protocol's generous reply limit bounds the time here.
+#[test]
+fn a_long_moves_list_is_read_in_linear_time() {
+    const PASSES: usize = 200_000;
+    let mut line = String::from("position startpos moves home.r1.b3.g3 home.y2.b1.g3");
+    for _ in 0..PASSES {
+        line.push_str(" pass");
+    }
+    let mut engine = Engine::start();
+    engine.send(&line);
+    engine.send("d");
+    engine.send("isready");
+    let lines = engine.read_until(|line| line == "readyok");
+    let expected_turns = format!("turns played: {} since the position's base", PASSES + 2);
+    assert!(lines.contains(&expected_turns), "{lines:?}");
+    let expected_status = format!(
+        "status: ongoing, position seen {} times, the side to move may claim a draw by repetition",
+        PASSES / 2 + 1
+    );
+    assert!(lines.contains(&expected_status), "{lines:?}");
+    // A turn after an automatic draw is refused, naming it.
+    engine.send("setoption name Repetition value auto@3");
+    engine.send(&line);
+    engine.send("isready");
+    let lines = engine.read_until(|line| line == "readyok");
+    assert!(
+        lines.contains(
+            &"info string error: turn 7 'pass' comes after the end of the game (1/2-1/2 repetition)"
+                .to_string()
+        ),
+        "{lines:?}"
+    );
     engine.send("quit");
     assert!(engine.wait().success());
 }

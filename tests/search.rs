@@ -16,11 +16,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use supernova::notation::{cli, hwpn};
-use supernova::rules::{Action, Outcome, Player, Position, Rules, TurnEnumerator};
-use supernova::search::selfplay::{self, GameEnd, MatchPlayer, MatchSettings};
+use supernova::rules::{
+    Action, EndReason, GameResult, Outcome, Player, Position, Rules, TurnEnumerator,
+};
 use supernova::search::{
     Clock, Decision, PlayerKind, SearchLimits, SearchOptions, SearchResult, Searcher, Solver,
 };
+use supernova::tools::selfplay::{self, MatchPlayer, MatchSettings};
+use supernova::tools::Ending;
 
 fn position(text: &str) -> Position {
     hwpn::parse(text)
@@ -664,9 +667,9 @@ fn short_self_play_games_end_legally() {
     let openings = selfplay::openings(2, 5, &rules);
     let summary = selfplay::run_match(&mcts, &greedy, &openings, &settings, |_| {});
     assert_eq!(summary.games.len(), 4);
-    assert_eq!(summary.wins + summary.draws + summary.losses, 4);
+    assert_eq!(summary.tally.games(), 4);
     for game in &summary.games {
-        assert_ne!(game.end, GameEnd::IllegalTurn, "{game:?}");
+        assert!(!game.ending.is_forfeit(), "{game:?}");
         // Replay the record on the rules core.
         let mut current = Position::start();
         let mut outcome = Outcome::Ongoing;
@@ -676,8 +679,14 @@ fn short_self_play_games_end_legally() {
         }
         assert_eq!(
             outcome,
-            if game.end == GameEnd::Elimination || game.end == GameEnd::MutualElimination {
-                game.outcome
+            if matches!(
+                game.ending,
+                Ending::Result(GameResult {
+                    reason: EndReason::Elimination | EndReason::MutualElimination,
+                    ..
+                })
+            ) {
+                game.outcome()
             } else {
                 Outcome::Ongoing
             }
@@ -759,7 +768,7 @@ fn strength_match() {
             game.opening,
             if game.a_first { "A" } else { "B" },
             game.score_a,
-            game.end,
+            game.ending,
             game.turns.len()
         );
     });
@@ -768,15 +777,20 @@ fn strength_match() {
     lengths.sort_unstable();
     let mut ends = std::collections::BTreeMap::new();
     for game in &summary.games {
-        *ends.entry(format!("{:?}", game.end)).or_insert(0) += 1;
+        let end = match &game.ending {
+            Ending::Result(result) => result.reason.word(),
+            Ending::Forfeit { .. } => "forfeit",
+            Ending::Aborted(_) => "aborted",
+        };
+        *ends.entry(end).or_insert(0) += 1;
     }
     println!(
         "{} vs {}: +{} ={} -{} score {:.3}, Elo {:+.0} (95% {:+.0} to {:+.0}), ends {:?}, median length {} turns, {:.0} s",
         a.name,
         b.name,
-        summary.wins,
-        summary.draws,
-        summary.losses,
+        summary.tally.wins,
+        summary.tally.draws,
+        summary.tally.losses,
         summary.score(),
         elo,
         low,

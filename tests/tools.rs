@@ -212,6 +212,53 @@ fn play_as_second_player_lets_the_engine_start_and_ends_on_quit() {
     assert!(out.trim_end().ends_with("You leave the game."), "{out}");
 }
 
+#[test]
+fn play_asks_for_a_sacrifices_actions_and_shows_the_board_once_per_turn() {
+    let out = play_session(
+        &[
+            "--position",
+            "r1b3:g3:/y2b1::g3 0",
+            "--player",
+            "greedy",
+            "--nodes",
+            "100",
+        ],
+        "sacrifice g3 home0\nbuild g1 home0\n",
+    );
+    // A lone sacrifice is not completed with passes: its actions are asked for.
+    assert!(
+        out.contains("error: the sacrifice's actions are missing: it grants 3 more green actions"),
+        "{out}"
+    );
+    assert!(!out.contains("You play: Sacrifice"), "{out}");
+    assert!(out.contains("You play: Build G1 Home0\n"), "{out}");
+    assert!(out.contains("Supernova plays: "), "{out}");
+    // The board before the first prompt and after the engine's reply; not
+    // again after the person's own turn or after the error.
+    assert_eq!(out.matches("\nhwpn: ").count(), 2, "{out}");
+    let after_own_turn = &out[out.find("You play: ").unwrap()..];
+    let next_line = after_own_turn.lines().nth(1).unwrap_or("");
+    assert!(next_line.starts_with("Supernova plays: "), "{out}");
+}
+
+#[test]
+fn play_announces_the_result_once() {
+    // Player 0 captures player 1's last home ship.
+    let out = play_session(
+        &["--position", "r1b3:g3:/y2b2:r3:g1 0", "--nodes", "100"],
+        "attack g1 home1\n",
+    );
+    assert!(out.contains("You play: Attack G1 Home1\n"), "{out}");
+    assert!(
+        out.trim_end()
+            .ends_with("Game over: player 0 wins by elimination (1-0)"),
+        "{out}"
+    );
+    assert!(!out.contains("over: over"), "{out}");
+    // The final board is shown once, before the result.
+    assert_eq!(out.matches("\nhwpn: ").count(), 2, "{out}");
+}
+
 /// The shell lines of README.md's "Quick start" code block.
 fn quick_start_commands(readme: &Path) -> Vec<String> {
     let text = std::fs::read_to_string(readme).unwrap();

@@ -18,10 +18,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
-use crate::engine::{option_specs, Engine, GoOutcome, OptionKind, SearchEvent};
-use crate::notation::turn::{format_turn, Style};
+use crate::engine::{option_specs, Engine, GoOutcome, OptionKind, PositionError, SearchEvent};
+use crate::notation::turn::{format_turn, Style, TurnError};
 use crate::notation::Board;
-use crate::rules::Rules;
+use crate::rules::{Action, GameResult, GameStatus, History, MidTurn, PlayError, Rules};
 use crate::search::{SearchLimits, SearchOptions};
 use command::Command;
 
@@ -117,9 +117,141 @@ pub enum Flow {
     Quit,
 }
 
-/// One protocol session: an engine and where its replies go.
+/// Why the turns of a `position` command cannot be played; each names the
+/// turn by its 1-based index and its text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GameTextError {
+    /// The start position is in the middle of a turn.
+    MidTurn,
+    /// A turn does not parse or cannot be played.
+    Turn {
+        /// 1-based index in the turn list.
+        index: usize,
+        /// The turn as given.
+        text: String,
+        /// Why it was rejected.
+        error: TurnError,
+    },
+    /// A turn comes after the end of the game.
+    AfterGameOver {
+        /// 1-based index in the turn list.
+        index: usize,
+        /// The turn as given.
+        text: String,
+        /// How the game had ended.
+        result: GameResult,
+    },
+}
+
+impl std::fmt::Display for GameTextError {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GameTextError::MidTurn => write!(formatter, "{MidTurn}"),
+            GameTextError::Turn { index, text, error } => {
+                write!(formatter, "turn {index} '{text}' cannot be played: {error}")
+            }
+            GameTextError::AfterGameOver {
+                index,
+                text,
+                result,
+            } => write!(
+                formatter,
+                "turn {index} '{text}' comes after the end of the game ({} {})",
+                result.score(),
+                result.reason.word()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for GameTextError {}
+
+impl GameTextError {
+    /// The error for turn `index` (from 1), written `text`, that the rules
+    /// layer refused.
+    pub fn from_play_error(index: usize, text: &str, error: PlayError) -> GameTextError {
+        let text = text.to_string();
+        match error {
+            PlayError::GameOver(result) => GameTextError::AfterGameOver {
+                index,
+                text,
+                result,
+            },
+            PlayError::Illegal {
+                index: action,
+                reason,
+            } => GameTextError::Turn {
+                index,
+                error: TurnError::Illegal {
+                    index: action,
+                    text: text.clone(),
+                    reason,
+                },
+                text,
+            },
+            PlayError::CannotEnd(reason) => GameTextError::Turn {
+                index,
+                text,
+                error: TurnError::CannotEnd(reason),
+            },
+        }
+    }
+}
+
+/// A game given as text, read against its start board: each turn is parsed
+/// with the names of the board it is played on (in any form
+/// [`Board::play_turn_text`] reads) and checked by the rules layer's
+/// [`History`], so a turn after the end of the game is refused as the engine
+/// would refuse it. Returns the board after the last turn (with every
+/// discovery's name) and each turn's actions, for [`Engine::set_position`].
+///
+/// # Errors
+/// The first turn that does not parse, cannot be played or comes after the
+/// end of the game, named by index and text; or a mid-turn start.
+pub fn read_game<S: AsRef<str>>(
+    start: &Board,
+    rules: &Rules,
+    turns: &[S],
+) -> Result<(Board, Vec<Vec<Action>>), GameTextError> {
+    let mut history = History::new(start.position).map_err(|_| GameTextError::MidTurn)?;
+    history.reserve(turns.len());
+    let mut board = start.clone();
+    let mut actions = Vec::with_capacity(turns.len());
+    for (index, text) in turns.iter().enumerate() {
+        let text = text.as_ref();
+        if let GameStatus::Over(result) = history.status(rules) {
+            return Err(GameTextError::AfterGameOver {
+                index: index + 1,
+                text: text.to_string(),
+                result,
+            });
+        }
+        let mut next = board.clone();
+        let played = next
+            .play_turn_text(rules, text)
+            .map_err(|error| GameTextError::Turn {
+                index: index + 1,
+                text: text.to_string(),
+                error,
+            })?;
+        history
+            .play(rules, &played.actions)
+            .map_err(|error| GameTextError::from_play_error(index + 1, text, error))?;
+        board = next;
+        actions.push(played.actions);
+    }
+    Ok((board, actions))
+}
+
+/// One protocol session: an engine, the board with the names the
+/// controller uses, and where the replies go. The session owns all text:
+/// it reads turns against its board, hands the engine actions, and writes
+/// the engine's answers with its board's names.
 pub struct Session {
     engine: Engine,
+    /// The engine's current position, with the system names of the
+    /// `position` command that set it.
+    board: Board,
     output: Output,
     misbehave: Option<Misbehave>,
     hung: bool,
@@ -130,6 +262,7 @@ impl Session {
     pub fn new(output: Output, misbehave: Option<Misbehave>) -> Session {
         Session {
             engine: Engine::new(SearchOptions::default()),
+            board: Board::default(),
             output,
             misbehave,
             hung: false,
@@ -166,16 +299,11 @@ impl Session {
                     self.error(error);
                 }
             }
-            Command::NewGame => {
-                if let Err(error) = self.engine.new_game() {
-                    self.error(error);
-                }
-            }
-            Command::Position { base, turns } => {
-                if let Err(error) = self.engine.set_position(*base, &turns) {
-                    self.error(error);
-                }
-            }
+            Command::NewGame => match self.engine.new_game() {
+                Ok(()) => self.board = Board::default(),
+                Err(error) => self.error(error),
+            },
+            Command::Position { base, turns } => self.position(&base, &turns),
             Command::Go(limits) => self.go(limits),
             Command::Stop => self.engine.stop(),
             Command::Quit => {
@@ -193,11 +321,7 @@ impl Session {
                 ));
             }
             Command::Count => {
-                let count = self
-                    .engine
-                    .board()
-                    .position
-                    .count_turns(&self.engine.rules());
+                let count = self.board.position.count_turns(&self.engine.rules());
                 self.output.line(&format!("count {count}"));
             }
         }
@@ -242,12 +366,33 @@ impl Session {
         self.output.lines(&lines);
     }
 
+    /// Sets the game from a `position` command: the turns are read against
+    /// the base board, then handed to the engine as actions. On any error
+    /// the board and the engine stay as they were.
+    fn position(&mut self, base: &Board, turns: &[String]) {
+        let rules = self.engine.rules();
+        let (board, actions) = match read_game(base, &rules, turns) {
+            Ok(game) => game,
+            Err(error) => return self.error(error),
+        };
+        match self.engine.set_position(base.position, &actions) {
+            Ok(()) => self.board = board,
+            // The engine judges with the same rules layer, so this only
+            // happens if the two disagree; name the turn all the same.
+            Err(PositionError::Turn { index, error }) => {
+                let text = turns.get(index.wrapping_sub(1)).map_or("", String::as_str);
+                self.error(GameTextError::from_play_error(index, text, error));
+            }
+            Err(PositionError::MidTurn) => self.error(GameTextError::MidTurn),
+        }
+    }
+
     fn go(&mut self, limits: SearchLimits) {
         if let Some(mode) = self.misbehave {
             self.misbehave_on_go(mode);
             return;
         }
-        let board = self.engine.board().clone();
+        let board = self.board.clone();
         let rules = self.engine.rules();
         let output = self.output.clone();
         let listener = Box::new(move |event: SearchEvent<'_>| match event {
@@ -282,7 +427,7 @@ impl Session {
             }
             Misbehave::Hang => self.hung = true,
             Misbehave::Illegal => {
-                let token = illegal_token(self.engine.board(), &self.engine.rules());
+                let token = illegal_token(&self.board, &self.engine.rules());
                 self.output.line("info depth 0 nodes 0 time 0");
                 self.output.line(&format!("bestmove {token}"));
             }
@@ -298,7 +443,7 @@ impl Session {
     }
 
     fn display(&self) {
-        let board = self.engine.board();
+        let board = &self.board;
         let rules = self.engine.rules();
         let mut lines: Vec<String> = text::board_text(board)
             .lines()
@@ -317,7 +462,7 @@ impl Session {
     }
 
     fn turns(&self, limit: usize) {
-        let board = self.engine.board();
+        let board = &self.board;
         let rules = self.engine.rules();
         let mut tokens: Vec<String> = board
             .position
@@ -479,6 +624,35 @@ mod tests {
         assert!(
             out.contains("info string result 1-0 elimination\nbestmove (none)\n"),
             "{out}"
+        );
+    }
+
+    #[test]
+    fn games_are_read_against_their_own_names() {
+        let rules = Rules::STANDARD;
+        let start = crate::notation::hwpn::parse("Sam=r1y3:g1g3:/Dave=y2b1::g3 0").unwrap();
+        let (board, actions) = read_game(
+            &start,
+            &rules,
+            &["disc.g3.Sam.y2.Vega", "pass", "move.g3.Vega.Sam"],
+        )
+        .unwrap();
+        assert_eq!(actions.len(), 3);
+        assert!(board.slot("Sam").is_ok());
+        assert!(board.slot("Vega").is_err(), "Vega faded when its ship left");
+        let error = read_game(&start, &rules, &["pass", "build.g1.Vega"]).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "turn 2 'build.g1.Vega' cannot be played: action 1: 'Vega': expected a system name, one of: Sam, Dave"
+        );
+        let automatic = Rules {
+            repetition: crate::rules::Repetition::Automatic(2),
+            ..rules
+        };
+        let error = read_game(&start, &automatic, &["pass", "pass", "bogus"]).unwrap_err();
+        assert!(
+            matches!(error, GameTextError::AfterGameOver { index: 3, .. }),
+            "{error}"
         );
     }
 

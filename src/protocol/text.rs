@@ -4,10 +4,12 @@
 //! These are shared by the protocol loop and the command-line tools, so that
 //! a person reading `supernova play` and a GUI reading `d` see one format.
 
-use crate::engine::{EndReason, GameResult, GameStatus};
 use crate::notation::turn::{format_turn, Style};
 use crate::notation::{hwpn, Board};
-use crate::rules::{Action, Outcome, PieceSet, Player, Repetition, Rules, Slot, HOME_SLOTS};
+use crate::rules::{
+    Action, EndReason, GameResult, GameStatus, Outcome, PieceSet, Player, Repetition, Rules, Slot,
+    HOME_SLOTS,
+};
 use crate::search::{Candidate, Decision, Proof, SearchInfo};
 
 /// Writes a sequence of turns played one after the other from `board`, each
@@ -187,21 +189,25 @@ pub fn status_text(status: &GameStatus) -> String {
             }
             text
         }
-        GameStatus::Over(result) => {
-            let who = match result.outcome {
-                Outcome::Win(player) => format!("player {} wins", player.index()),
-                _ => "draw".to_string(),
-            };
-            let how = match result.reason {
-                EndReason::Elimination => "by elimination",
-                EndReason::MutualElimination => "by mutual elimination",
-                EndReason::Repetition => "by repetition",
-                EndReason::RepetitionClaim => "by a claimed repetition",
-                EndReason::TurnLimit => "at the turn limit",
-            };
-            format!("over: {who} {how} ({})", result.score())
-        }
+        GameStatus::Over(result) => format!("over: {}", result_text(result)),
     }
+}
+
+/// A finished game's result in words: `player 1 wins by elimination (0-1)`,
+/// `draw by repetition (1/2-1/2)`.
+pub fn result_text(result: &GameResult) -> String {
+    let who = match result.outcome {
+        Outcome::Win(player) => format!("player {} wins", player.index()),
+        _ => "draw".to_string(),
+    };
+    let how = match result.reason {
+        EndReason::Elimination => "by elimination",
+        EndReason::MutualElimination => "by mutual elimination",
+        EndReason::Repetition => "by repetition",
+        EndReason::RepetitionClaim => "by a claimed repetition",
+        EndReason::TurnLimit => "at the turn limit",
+    };
+    format!("{who} {how} ({})", result.score())
 }
 
 /// A readable picture of the board: each system with its name, stars and
@@ -279,9 +285,4 @@ pub fn value_text(value: f32, win_probability: f32) -> String {
         "value {value:+.3}, win probability {:.1}%",
         win_probability * 100.0
     )
-}
-
-/// Whether a result is a win for `player`.
-pub fn is_win_for(result: &GameResult, player: Player) -> bool {
-    result.outcome == Outcome::Win(player)
 }

@@ -1,16 +1,22 @@
-//! The rules core: pieces, positions, actions, turn generation.
+//! The rules core: pieces, positions, actions, turn generation, and the
+//! game history that judges repetition and the turn limit.
 //!
 //! It depends on nothing else in the crate. Search, notation and protocol all
 //! build on it, never the other way round. Everything here works on slots;
 //! names belong to the notation layer.
 
 pub mod generate;
+pub mod history;
 pub mod piece;
 pub mod position;
 pub mod profile;
 pub mod turns;
 
 pub use generate::{ActionList, MAX_ACTIONS};
+pub use history::{
+    parse_repetition, repetition_text, EndReason, GameResult, GameStatus, History, MidTurn,
+    PlayError,
+};
 pub use piece::{Colour, Piece, PieceSet, Player};
 pub use position::{
     Action, IllegalReason, Outcome, Patch, Position, SetupError, Slot, System, TurnState,

@@ -72,7 +72,6 @@ mod report;
 mod root;
 mod run;
 mod searcher;
-pub mod selfplay;
 mod solver;
 #[cfg(test)]
 mod testing;
@@ -83,6 +82,7 @@ pub mod tunables;
 use crate::rules::{Position, Rules};
 
 pub use options::{Clock, PlayerKind, SearchLimits, SearchOptions};
+pub use players::{book_score, setup_actions};
 pub use report::{win_probability, Candidate, Decision, Proof, SearchInfo, SearchResult};
 pub use searcher::Searcher;
 pub use solver::Solver;

@@ -288,8 +288,9 @@ pub(crate) fn random_turn(position: &Position, rules: &Rules, seed: u64) -> Vec<
 /// How much the setup book likes a homeworld, following the Looney Labs
 /// advice: a Large ship (green for the economy), two stars of different
 /// sizes, blue and green plus red or yellow among the three pieces, and not
-/// the "small universe" of the same star sizes as the opponent.
-pub(crate) fn book_score(position: &Position, action: Action) -> i32 {
+/// the "small universe" of the same star sizes as the opponent. Public so
+/// that self-play can pick varied openings the book rates near its best.
+pub fn book_score(position: &Position, action: Action) -> i32 {
     let Action::Homeworld {
         star,
         second_star,
@@ -338,8 +339,9 @@ pub(crate) fn book_score(position: &Position, action: Action) -> i32 {
     score
 }
 
-/// Every homeworld the mover may create now.
-pub(crate) fn setup_actions(position: &Position, rules: &Rules) -> Vec<Action> {
+/// Every homeworld the mover may create now (none outside a setup turn's
+/// start), for the setup book and for choosing self-play openings.
+pub fn setup_actions(position: &Position, rules: &Rules) -> Vec<Action> {
     let mut actions = Vec::new();
     if position.turn_state() == TurnState::Start {
         position.for_each_action(rules, |action| {

@@ -15,9 +15,9 @@ use std::sync::atomic::AtomicBool;
 
 use crate::notation::turn::{format_named_turn, format_turn, NamedTurn, Style};
 use crate::notation::{hwpn, Board};
-use crate::protocol::text::{decision_word, format_line, proof_word, value_text};
+use crate::protocol::text::{decision_word, format_line, proof_word, result_text, value_text};
 use crate::record::{GameRecord, ReplayedTurn};
-use crate::rules::{Action, Outcome, Position, Rules};
+use crate::rules::{Action, GameStatus, Outcome, Position, Rules};
 use crate::search::{SearchLimits, SearchOptions, SearchResult, Searcher, Solver};
 
 /// How turns are written in the tools' output.
@@ -85,12 +85,12 @@ impl Subject {
             .board_before(rules, number)
             .map_err(|error| error.to_string())?;
         let walk = record.walk(rules);
-        let history = walk
+        let played = walk
             .turns
             .iter()
             .take_while(|turn| turn.number < number)
-            .map(|turn| turn.board.position.hash())
-            .collect();
+            .count();
+        let history = walk.history.earlier_hashes()[..played].to_vec();
         Ok(Subject { board, history })
     }
 }
@@ -280,8 +280,9 @@ pub fn annotate(
     let mut searcher = Searcher::new(settings.options.clone());
     let mut solver = Solver::default();
     let mut blunders = [0usize; 2];
-    let mut history: Vec<u64> = Vec::new();
-    for turn in &walk.turns {
+    // The start-of-turn hashes before each turn, for the search's repetitions.
+    let hashes = walk.history.earlier_hashes();
+    for (index, turn) in walk.turns.iter().enumerate() {
         let ReplayedTurn {
             board,
             actions,
@@ -295,12 +296,11 @@ pub fn annotate(
         let name = record.header.player_name(*mover).unwrap_or("?");
         if board.position.in_setup() {
             writeln!(output, "{number}) {name}: {played_text}  (setup)")?;
-            history.push(board.position.hash());
             continue;
         }
         let subject = Subject {
             board: board.clone(),
-            history: history.clone(),
+            history: hashes[..index].to_vec(),
         };
         let result = search(&mut searcher, &subject, &settings.limits);
         let mut line = format!(
@@ -343,10 +343,12 @@ pub fn annotate(
             None => {}
         }
         writeln!(output, "{line}")?;
-        history.push(board.position.hash());
     }
     if let Some(illegal) = &walk.illegal {
         writeln!(output, "the replay stops: {illegal}")?;
+    }
+    if let GameStatus::Over(result) = walk.status {
+        writeln!(output, "the game ends: {}", result_text(&result))?;
     }
     let names: Vec<&str> = crate::rules::Player::BOTH
         .iter()

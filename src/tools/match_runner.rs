@@ -5,17 +5,19 @@
 //! the referee: it keeps its own board, plays every returned turn on the
 //! rules core, and never trusts an engine. A crash, a hang past the clock
 //! (with a margin), an unparsable or illegal turn, or a `bestmove (none)`
-//! in an ongoing game loses the game, and the reason is logged. Games are
-//! drawn by a threefold repetition of the start-of-turn position and by a
-//! turn limit, so every game ends.
+//! in an ongoing game loses the game, and the reason is logged. Every other
+//! ending is judged by the rules layer's [`History`] under the match's rules
+//! ([`MatchConfig::referee_rules`]): elimination, an automatic draw when a
+//! start-of-turn position recurs `repetitions` times, and the turn limit, so
+//! every game ends. The engines are told the same rules.
 //!
 //! Each opening (a position after both setup turns) is played twice with
 //! the engines swapping seats, several games at a time, each game with
 //! fresh engine processes so that one game's crash or hang cannot leak into
 //! the next. Every game can be saved as an SDG record that
-//! `supernova replay` accepts.
+//! `supernova replay` accepts: its variants name the draw rules and a
+//! `Referee:` comment states the result and its reason, forfeits included.
 
-use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -24,11 +26,16 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::client::{EngineFailure, EngineProcess};
 use super::stats::{Sprt, SprtVerdict, Tally};
+use super::Ending;
 use crate::notation::names::DEFAULT_NAMES;
 use crate::notation::sdg::{write_record, Header, RecordTurn};
 use crate::notation::turn::{NamedTurn, Style, TurnError};
 use crate::notation::{hwpn, Board};
-use crate::rules::{Action, Outcome, Player, Position, Repetition, Rules, HOME_SLOTS};
+use crate::record::{RecordedResult, REPETITION_VARIANT, TURN_LIMIT_VARIANT};
+use crate::rules::{
+    repetition_text, Action, GameStatus, History, Outcome, Player, Position, Repetition, Rules,
+    HOME_SLOTS,
+};
 
 /// How long an engine may take to start and answer `hwi` and `isready`.
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -258,6 +265,19 @@ pub struct MatchConfig {
     pub default_arguments: Vec<String>,
 }
 
+impl MatchConfig {
+    /// The rules every game is refereed by (and the engines are told):
+    /// `rules` with an automatic draw at `repetitions` occurrences of a
+    /// start-of-turn position and the turn limit `max_turns` (0 = none).
+    pub fn referee_rules(&self) -> Rules {
+        Rules {
+            repetition: Repetition::Automatic(self.repetitions.max(2)),
+            max_turns: (self.max_turns > 0).then_some(self.max_turns),
+            ..self.rules
+        }
+    }
+}
+
 /// One finished game.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GameReport {
@@ -267,16 +287,26 @@ pub struct GameReport {
     pub opening: usize,
     /// Whether engine A sat as player 0 (moved first).
     pub a_first: bool,
-    /// The result by seat.
-    pub outcome: Outcome,
-    /// Why the game ended, in words.
+    /// How it ended, by seat.
+    pub ending: Ending,
+    /// The ending in words, with the engines' names.
     pub reason: String,
     /// Turns played after the opening.
     pub turns: u32,
     /// Engine A's score: 1, 0.5 or 0.
     pub score_a: f64,
+}
+
+impl GameReport {
+    /// The result by seat.
+    pub fn outcome(&self) -> Outcome {
+        self.ending.outcome()
+    }
+
     /// Whether a rule break or failure ended it (crash, hang, illegal turn).
-    pub forfeit: bool,
+    pub fn is_forfeit(&self) -> bool {
+        self.ending.is_forfeit()
+    }
 }
 
 /// The whole match.
@@ -323,14 +353,21 @@ fn start_engine(
         }
         line.trim() == "hwiok"
     })?;
+    // The referee's rules first (Rules resets the other two), then the
+    // engine's own options, which may override them.
+    let rules = match_config.referee_rules();
+    if rules.name != Rules::STANDARD.name {
+        process.send(&format!("setoption name Rules value {}", rules.name))?;
+    }
+    process.send(&format!(
+        "setoption name Repetition value {}",
+        repetition_text(rules.repetition)
+    ))?;
+    if let Some(limit) = rules.max_turns {
+        process.send(&format!("setoption name MaxTurns value {limit}"))?;
+    }
     for (name, value) in &config.options {
         process.send(&format!("setoption name {name} value {value}"))?;
-    }
-    if match_config.rules.name != Rules::STANDARD.name {
-        process.send(&format!(
-            "setoption name Rules value {}",
-            match_config.rules.name
-        ))?;
     }
     process.send("newgame")?;
     process.send("isready")?;
@@ -416,26 +453,22 @@ fn today() -> String {
     format!("{year:04}.{month:02}.{day:02}")
 }
 
-/// How a game ended, from the referee's side.
-struct Ending {
-    outcome: Outcome,
-    reason: String,
-    forfeit: bool,
-}
-
 /// One game in progress.
 struct Game<'a> {
     config: &'a MatchConfig,
+    /// The rules the game is refereed by.
+    rules: Rules,
     names: &'a [String; 2],
     /// Engine index (0 = A, 1 = B) for each seat (player 0, player 1).
     engines_by_seat: [usize; 2],
     opening: &'a Opening,
+    /// The board with the names the engines use (the opening's).
     board: Board,
+    /// The game from the empty start: the referee's judgement.
+    history: History,
     transcript_board: Board,
     record: Vec<RecordTurn>,
     tokens: Vec<String>,
-    counts: HashMap<u64, u32>,
-    turns_played: u32,
     clocks: [Option<Duration>; 2],
 }
 
@@ -444,20 +477,19 @@ impl Game<'_> {
         &self.names[self.engines_by_seat[seat.index()]]
     }
 
+    fn seat_names(&self) -> [&str; 2] {
+        [
+            self.seat_name(Player::First),
+            self.seat_name(Player::Second),
+        ]
+    }
+
     fn limits(&self, seat: Player) -> TurnLimits {
         let own = self.config.engines[self.engines_by_seat[seat.index()]].limits;
         if own.is_empty() {
             self.config.limits
         } else {
             own
-        }
-    }
-
-    fn forfeit(&self, seat: Player, reason: String) -> Ending {
-        Ending {
-            outcome: Outcome::Win(seat.opponent()),
-            reason: format!("{} {reason}", self.seat_name(seat)),
-            forfeit: true,
         }
     }
 
@@ -529,8 +561,15 @@ impl Game<'_> {
 
     /// Asks the side to move for a turn and referees it. `None` = play on.
     fn play_turn(&mut self, seats: &mut [Seat; 2]) -> Option<Ending> {
-        let rules = self.config.rules;
+        if let GameStatus::Over(result) = self.history.status(&self.rules) {
+            return Some(Ending::Result(result));
+        }
+        let rules = self.rules;
         let side = self.board.position.side_to_move();
+        let forfeit = |reason: String| Ending::Forfeit {
+            loser: side,
+            reason,
+        };
         let position_line = self.position_line();
         let (go_line, wait) = self.go_line(side);
         let seat = &mut seats[side.index()];
@@ -560,7 +599,7 @@ impl Game<'_> {
                     }
                     other => other.to_string(),
                 };
-                return Some(self.forfeit(side, reason));
+                return Some(forfeit(reason));
             }
         };
         if let Some(left) = self.clocks[side.index()] {
@@ -573,29 +612,14 @@ impl Game<'_> {
         }
         let token = line.split_whitespace().nth(1).unwrap_or("");
         if token.is_empty() {
-            return Some(self.forfeit(side, format!("sent an empty bestmove line '{line}'")));
+            return Some(forfeit(format!("sent an empty bestmove line '{line}'")));
         }
         if token == "(none)" {
-            let occurrences = self
-                .counts
-                .get(&self.board.position.hash())
-                .copied()
-                .unwrap_or(0);
-            let claim_at = match rules.repetition {
-                Repetition::Claim(count) | Repetition::Automatic(count) => count,
-                Repetition::Off => u32::MAX,
-            };
-            if occurrences >= claim_at {
-                return Some(Ending {
-                    outcome: Outcome::Draw,
-                    reason: format!("repetition claimed by {}", self.seat_name(side)),
-                    forfeit: false,
-                });
-            }
-            return Some(self.forfeit(
-                side,
-                "answered bestmove (none) in an ongoing game".to_string(),
-            ));
+            // No turn: a draw claim, if the rules allow one now.
+            return Some(match self.history.claim(&rules) {
+                Some(result) => Ending::Result(result),
+                None => forfeit("answered bestmove (none) in an ongoing game".to_string()),
+            });
         }
         let before = self.board.clone();
         // If the engine rejected the position line, say so: its turn was
@@ -604,64 +628,37 @@ impl Game<'_> {
             Some(error) => format!("{reason} (after it reported: {error})"),
             None => reason,
         };
-        let turn = match self.board.play_turn_text(&rules, token) {
+        let mut board = before.clone();
+        let turn = match board.play_turn_text(&rules, token) {
             Ok(turn) => turn,
             Err(TurnError::Parse(error)) => {
                 let reason = noted(format!("sent an unparsable turn '{token}': {error}"));
-                return Some(self.forfeit(side, reason));
+                return Some(forfeit(reason));
             }
             Err(error) => {
                 let reason = noted(format!("played an illegal turn '{token}': {error}"));
-                return Some(self.forfeit(side, reason));
+                return Some(forfeit(reason));
             }
         };
+        if let Err(error) = self.history.play(&rules, &turn.actions) {
+            // The board accepted what the history refuses: a bug here, not
+            // the engine's fault; end the game as a draw and say so.
+            return Some(Ending::Aborted(format!(
+                "the history refuses '{token}': {error}"
+            )));
+        }
+        self.board = board;
         if let Err(error) = self.record_turn(side, &turn, &before) {
             // The transcript board disagrees with the referee's: a bug here,
             // not the engine's fault; end the game as a draw and say so.
-            return Some(Ending {
-                outcome: Outcome::Draw,
-                reason: format!("referee error recording '{token}': {error}"),
-                forfeit: true,
-            });
-        }
-        self.turns_played += 1;
-        match turn.outcome {
-            Outcome::Win(_) => {
-                return Some(Ending {
-                    outcome: turn.outcome,
-                    reason: "elimination".to_string(),
-                    forfeit: false,
-                })
-            }
-            Outcome::Draw => {
-                return Some(Ending {
-                    outcome: Outcome::Draw,
-                    reason: "mutual elimination".to_string(),
-                    forfeit: false,
-                })
-            }
-            Outcome::Ongoing => {}
-        }
-        let count = self.counts.entry(self.board.position.hash()).or_insert(0);
-        *count += 1;
-        if *count >= self.config.repetitions {
-            return Some(Ending {
-                outcome: Outcome::Draw,
-                reason: format!("{}-fold repetition", self.config.repetitions),
-                forfeit: false,
-            });
-        }
-        if self.config.max_turns > 0 && self.turns_played >= self.config.max_turns {
-            return Some(Ending {
-                outcome: Outcome::Draw,
-                reason: format!("turn limit ({} turns)", self.config.max_turns),
-                forfeit: false,
-            });
+            return Some(Ending::Aborted(format!("recording '{token}': {error}")));
         }
         None
     }
 
-    /// Writes the game's SDG record.
+    /// Writes the game's SDG record: the match's draw rules as variants,
+    /// the winner (none for a draw), and a `Referee:` comment on the last
+    /// turn with the result and its reason, which `supernova replay` reports.
     fn write_transcript(&mut self, number: usize, ending: &Ending) -> Result<(), String> {
         let Some(directory) = &self.config.transcripts else {
             return Ok(());
@@ -673,18 +670,30 @@ impl Game<'_> {
         );
         header.started = today();
         header.ended = header.started.clone();
-        header.winner = match ending.outcome {
+        header.variants = vec![format!(
+            "{REPETITION_VARIANT}{}",
+            repetition_text(self.rules.repetition)
+        )];
+        if let Some(limit) = self.rules.max_turns {
+            header.variants.push(format!("{TURN_LIMIT_VARIANT}{limit}"));
+        }
+        header.winner = match ending.outcome() {
             Outcome::Win(player) => Some(self.seat_name(player).to_string()),
             _ => None,
         };
-        let result = match ending.outcome {
-            Outcome::Win(Player::First) => "1-0",
-            Outcome::Win(Player::Second) => "0-1",
-            _ => "1/2-1/2",
+        let result = match ending {
+            Ending::Result(result) => RecordedResult::from_result(result),
+            Ending::Forfeit { .. } => RecordedResult {
+                outcome: ending.outcome(),
+                reason: format!("forfeit: {}", ending.description(self.seat_names())),
+            },
+            Ending::Aborted(_) => RecordedResult {
+                outcome: ending.outcome(),
+                reason: ending.description(self.seat_names()),
+            },
         };
         if let Some(last) = self.record.last_mut() {
-            last.comments
-                .push(format!("\tResult {result}: {}", ending.reason));
+            last.comments.push(result.comment());
         }
         let text = write_record(&header, &self.record);
         let path = directory.join(format!("game-{number:04}.sdg"));
@@ -720,17 +729,21 @@ fn play_game(
         };
         limits.clock.map(|(base, _)| Duration::from_millis(base))
     });
+    let rules = config.referee_rules();
     let mut game = Game {
         config,
+        rules,
         names,
         engines_by_seat,
         opening,
         board: opening.board.clone(),
+        history: match History::new(Position::start()) {
+            Ok(history) => history,
+            Err(_) => unreachable!("the start position is at the start of a turn"),
+        },
         transcript_board,
         record: Vec::new(),
         tokens: Vec::new(),
-        counts: HashMap::new(),
-        turns_played: 0,
         clocks,
     };
     let mut setup_ok = true;
@@ -744,6 +757,7 @@ fn play_game(
         if turn
             .replay(&mut game.transcript_board, &config.rules)
             .is_err()
+            || game.history.play(&rules, &[action]).is_err()
         {
             setup_ok = false;
             break;
@@ -754,35 +768,26 @@ fn play_game(
             Err(_) => setup_ok = false,
         }
     }
-    game.counts.insert(game.board.position.hash(), 1);
+    let setup_ok = setup_ok && game.history.position() == &game.board.position;
     let ending = if !setup_ok {
-        Ending {
-            outcome: Outcome::Draw,
-            reason: "referee error: the opening's setup turns do not replay".to_string(),
-            forfeit: true,
-        }
+        Ending::Aborted("the opening's setup turns do not replay".to_string())
     } else {
         run_game(&mut game)
     };
     let warning = game.write_transcript(number, &ending).err();
-    let score_first = match ending.outcome {
-        Outcome::Win(Player::First) => 1.0,
-        Outcome::Win(Player::Second) => 0.0,
-        _ => 0.5,
-    };
+    let score_first = ending.first_player_points();
     let report = GameReport {
         number,
         opening: opening_index,
         a_first,
-        outcome: ending.outcome,
-        reason: ending.reason,
-        turns: game.turns_played,
+        reason: ending.description(game.seat_names()),
+        ending,
+        turns: game.history.turns_after_setup(),
         score_a: if a_first {
             score_first
         } else {
             1.0 - score_first
         },
-        forfeit: ending.forfeit,
     };
     (report, warning)
 }
@@ -799,7 +804,10 @@ fn run_game(game: &mut Game<'_>) -> Ending {
                 for started in &mut processes {
                     started.process.quit();
                 }
-                return game.forfeit(seat, format!("failed to start: {failure}"));
+                return Ending::Forfeit {
+                    loser: seat,
+                    reason: format!("failed to start: {failure}"),
+                };
             }
         }
     }
@@ -816,15 +824,6 @@ fn run_game(game: &mut Game<'_>) -> Ending {
         seat.process.quit();
     }
     ending
-}
-
-/// The result of a game in the PGN style, from player 0's side.
-fn result_text(outcome: Outcome) -> &'static str {
-    match outcome {
-        Outcome::Win(Player::First) => "1-0",
-        Outcome::Win(Player::Second) => "0-1",
-        _ => "1/2-1/2",
-    }
 }
 
 /// Runs the match, writing progress lines (one per finished game) and the
@@ -897,7 +896,7 @@ pub fn run_match(
                     report.number,
                     names[seats[0]],
                     names[seats[1]],
-                    result_text(report.outcome),
+                    report.ending.score(),
                     report.reason,
                     result.tally.score_line(&names[0], &names[1])
                 );
@@ -920,7 +919,7 @@ pub fn run_match(
         let _ = writeln!(writer, "{}", sprt.line(&result.tally));
         result.sprt = Some(sprt.verdict(&result.tally));
     }
-    let forfeits = result.games.iter().filter(|game| game.forfeit).count();
+    let forfeits = result.games.iter().filter(|game| game.is_forfeit()).count();
     if forfeits > 0 {
         let _ = writeln!(
             writer,

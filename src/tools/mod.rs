@@ -1,5 +1,5 @@
 //! Command-line tools built on the engine and the protocol: the match
-//! runner, position analysis, game annotation and terminal play.
+//! runner, self-play, position analysis, game annotation and terminal play.
 //!
 //! Tools write to a writer (and `play` reads from a reader) handed over by
 //! `main.rs`, so they never touch stdin or stdout themselves and tests can
@@ -10,4 +10,75 @@ pub mod bench;
 pub mod client;
 pub mod match_runner;
 pub mod play;
+pub mod selfplay;
 pub mod stats;
+
+use crate::rules::{GameResult, Outcome, Player};
+
+/// How a game between two players ended, for the tools that referee whole
+/// games (the match runner and self-play). Every ending the rules decide
+/// comes from the rules layer's [`crate::rules::History`]; the other
+/// variants are what the rules do not cover: a player who breaks the
+/// protocol or returns an illegal turn, and a game the referee cannot go on
+/// with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// The rules ended the game (elimination, repetition, turn limit...).
+    Result(GameResult),
+    /// A player forfeited: an illegal or unparsable turn, a crash, silence
+    /// past the time limit. The other player wins.
+    Forfeit {
+        /// The player who forfeited.
+        loser: Player,
+        /// What happened, in words, without the player's name.
+        reason: String,
+    },
+    /// The referee could not go on (its own error, not a player's); the
+    /// game counts as a draw.
+    Aborted(String),
+}
+
+impl Ending {
+    /// The result by seat: a win, or a draw.
+    pub fn outcome(&self) -> Outcome {
+        match self {
+            Ending::Result(result) => result.outcome,
+            Ending::Forfeit { loser, .. } => Outcome::Win(loser.opponent()),
+            Ending::Aborted(_) => Outcome::Draw,
+        }
+    }
+
+    /// Player 0's points: 1 for a win, 0.5 for a draw, 0 for a loss.
+    pub fn first_player_points(&self) -> f64 {
+        match self.outcome() {
+            Outcome::Win(Player::First) => 1.0,
+            Outcome::Win(Player::Second) => 0.0,
+            _ => 0.5,
+        }
+    }
+
+    /// The score in the PGN style, from player 0's side: `1-0`, `0-1`, `1/2-1/2`.
+    pub fn score(&self) -> &'static str {
+        match self.outcome() {
+            Outcome::Win(Player::First) => "1-0",
+            Outcome::Win(Player::Second) => "0-1",
+            _ => "1/2-1/2",
+        }
+    }
+
+    /// Whether the rules did not decide the game (a forfeit or an abort).
+    pub fn is_forfeit(&self) -> bool {
+        !matches!(self, Ending::Result(_))
+    }
+
+    /// Why the game ended, in words, with the players' names: the reason's
+    /// word for a rules result (`elimination`, `repetition`, ...), and the
+    /// name of the player who forfeited before what they did.
+    pub fn description(&self, names: [&str; 2]) -> String {
+        match self {
+            Ending::Result(result) => result.reason.word().to_string(),
+            Ending::Forfeit { loser, reason } => format!("{} {reason}", names[loser.index()]),
+            Ending::Aborted(reason) => format!("referee error: {reason}"),
+        }
+    }
+}

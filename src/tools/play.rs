@@ -2,6 +2,8 @@
 //!
 //! The game lives in an [`Engine`] (the same one the protocol drives), so
 //! repetition, claims and results are judged exactly as they are for a GUI.
+//! The tool keeps the board with its system names and every turn's text
+//! form; the engine only sees actions.
 //! Turns are typed in any phrasing `Board::play_turn_text` reads (SDG
 //! `Build G1 Home0; Pass`, homeworlds-cli `build g1 at Home0`, protocol
 //! tokens); a mistake is answered with what is wrong and what is possible.
@@ -11,11 +13,12 @@
 use std::io::{BufRead, Write};
 use std::sync::mpsc;
 
-use crate::engine::{Engine, GameStatus, GoOutcome, SearchEvent};
+use crate::engine::{Engine, GoOutcome, SearchEvent};
+use crate::notation::turn::NamedTurn;
 use crate::notation::turn::{format_action, format_turn, Style};
 use crate::notation::Board;
-use crate::protocol::text::{board_text, rules_text, status_text, value_text};
-use crate::rules::{Player, Rules};
+use crate::protocol::text::{board_text, result_text, rules_text, value_text};
+use crate::rules::{Action, Colour, GameStatus, Player, Position, Rules, TurnState};
 use crate::search::{SearchLimits, SearchOptions};
 
 /// How a game is set up.
@@ -47,7 +50,9 @@ A protocol token such as build.g1.Home0 works too. Commands:
 /// The most single actions or turns listed after a mistake.
 const LISTED: usize = 30;
 
-/// Plays a game, reading the person's lines from `input`.
+/// Plays a game, reading the person's lines from `input`. The board is
+/// shown once before each of the person's turns (and at the end), not after
+/// every turn.
 ///
 /// # Errors
 /// Only failed reads or writes.
@@ -59,11 +64,12 @@ pub fn play(
     let mut game = Game {
         engine: Engine::new(settings.options.clone()),
         start: settings.start.clone(),
-        tokens: Vec::new(),
+        board: settings.start.clone(),
+        turns: Vec::new(),
         human: settings.human,
         limits: settings.limits,
     };
-    if let Err(error) = game.engine.set_position(game.start.clone(), &game.tokens) {
+    if let Err(error) = game.engine.set_position(game.start.position, &[]) {
         writeln!(output, "error: cannot start from this position: {error}")?;
         return Ok(());
     }
@@ -79,22 +85,26 @@ pub fn play(
         },
         rules_text(&rules)
     )?;
-    write!(output, "{}", board_text(game.engine.board()))?;
+    // Whether the board has been shown since it last changed.
+    let mut board_shown = false;
     loop {
         if let GameStatus::Over(result) = game.engine.status() {
-            writeln!(
-                output,
-                "Game over: {}",
-                status_text(&GameStatus::Over(result))
-            )?;
+            if !board_shown {
+                write!(output, "{}", board_text(&game.board))?;
+            }
+            writeln!(output, "Game over: {}", result_text(&result))?;
             return Ok(());
         }
-        if game.engine.board().position.side_to_move() != game.human {
+        if game.board.position.side_to_move() != game.human {
             if !game.engine_turn(output)? {
                 return Ok(());
             }
-            write!(output, "{}", board_text(game.engine.board()))?;
+            board_shown = false;
             continue;
+        }
+        if !board_shown {
+            write!(output, "{}", board_text(&game.board))?;
+            board_shown = true;
         }
         write!(output, "your turn (player {})> ", game.human.index())?;
         output.flush()?;
@@ -115,8 +125,12 @@ pub fn play(
                 writeln!(output, "You leave the game.")?;
                 return Ok(());
             }
-            "board" | "d" | "show" => write!(output, "{}", board_text(game.engine.board()))?,
-            "undo" => game.undo(output)?,
+            "board" | "d" | "show" => write!(output, "{}", board_text(&game.board))?,
+            "undo" => {
+                if game.undo(output)? {
+                    board_shown = false;
+                }
+            }
             "hint" => game.hint(output)?,
             "eval" => {
                 let value = game.engine.evaluate();
@@ -127,19 +141,22 @@ pub fn play(
                 )?;
             }
             "turns" => game.list_turns(output, rest.first().and_then(|word| word.parse().ok()))?,
-            "claim" => match game.engine.status() {
-                GameStatus::Ongoing {
-                    claimable: true, ..
-                } => {
+            "claim" => match game.engine.history().claim(&game.rules()) {
+                Some(result) => {
                     writeln!(
                         output,
-                        "You claim a draw by repetition. Game over: draw (1/2-1/2)."
+                        "You claim a draw by repetition. Game over: {}.",
+                        result_text(&result)
                     )?;
                     return Ok(());
                 }
-                _ => writeln!(output, "error: no draw by repetition can be claimed now")?,
+                None => writeln!(output, "error: no draw by repetition can be claimed now")?,
             },
-            _ => game.human_turn(line, output)?,
+            _ => {
+                if game.human_turn(line, output)? {
+                    board_shown = false;
+                }
+            }
         }
     }
 }
@@ -147,11 +164,32 @@ pub fn play(
 /// The game in progress.
 struct Game {
     engine: Engine,
+    /// The board the game started from.
     start: Board,
-    /// Every turn since the start, as protocol tokens (with discovery names).
-    tokens: Vec<String>,
+    /// The board now, with every system's name.
+    board: Board,
+    /// Every turn since the start, with the names its discoveries got.
+    turns: Vec<NamedTurn>,
     human: Player,
     limits: SearchLimits,
+}
+
+/// How many actions a turn leaves unused inside a sacrifice, with the
+/// sacrifice's colour: the turn's actions replayed from `position`, without
+/// ending the turn. `None` when the turn is not inside a sacrifice at its end.
+fn missing_sacrifice_actions(
+    position: &Position,
+    rules: &Rules,
+    actions: &[Action],
+) -> Option<(u8, Colour)> {
+    let mut working = *position;
+    for &action in actions {
+        working.try_apply(rules, action).ok()?;
+    }
+    match working.turn_state() {
+        TurnState::Sacrifice { colour, remaining } if remaining > 0 => Some((remaining, colour)),
+        _ => None,
+    }
 }
 
 impl Game {
@@ -159,37 +197,63 @@ impl Game {
         self.engine.rules()
     }
 
-    /// Plays the person's turn, or explains what is wrong and what is possible.
-    fn human_turn(&mut self, text: &str, output: &mut dyn Write) -> std::io::Result<()> {
+    /// Adds a turn played on `board` (the board after it) and hands the
+    /// game to the engine as actions.
+    ///
+    /// # Errors
+    /// The engine refuses the game (a bug: the turn was checked on the
+    /// board); nothing changes then.
+    fn push_turn(&mut self, turn: NamedTurn, board: Board) -> Result<(), String> {
+        let mut actions: Vec<Vec<Action>> =
+            self.turns.iter().map(|turn| turn.actions.clone()).collect();
+        actions.push(turn.actions.clone());
+        self.engine
+            .set_position(self.start.position, &actions)
+            .map_err(|error| error.to_string())?;
+        self.turns.push(turn);
+        self.board = board;
+        Ok(())
+    }
+
+    /// Plays the person's turn, or explains what is wrong and what is
+    /// possible. Returns whether the turn was played.
+    fn human_turn(&mut self, text: &str, output: &mut dyn Write) -> std::io::Result<bool> {
         let rules = self.rules();
-        let before = self.engine.board().clone();
+        let before = self.board.clone();
         let mut board = before.clone();
-        match board.play_turn_text(&rules, text) {
-            Ok(turn) => {
-                self.tokens.push(turn.format(&before, &rules, Style::Token));
-                if let Err(error) = self.engine.set_position(self.start.clone(), &self.tokens) {
-                    self.tokens.pop();
-                    writeln!(output, "error: {error}")?;
-                    return Ok(());
-                }
-                writeln!(
-                    output,
-                    "You play: {}",
-                    turn.format(&before, &rules, Style::Sdg)
-                )?;
-                write!(output, "{}", board_text(self.engine.board()))?;
-            }
+        let turn = match board.play_turn_text(&rules, text) {
+            Ok(turn) => turn,
             Err(error) => {
                 writeln!(output, "error: {error}")?;
                 self.list_actions(output)?;
+                return Ok(false);
             }
+        };
+        // A sacrifice grants actions; a turn that stops right after it is
+        // more likely unfinished typing than a choice to waste them.
+        if let Some((missing, colour)) =
+            missing_sacrifice_actions(&before.position, &rules, &turn.actions)
+        {
+            writeln!(
+                output,
+                "error: the sacrifice's actions are missing: it grants {missing} more {} action{}; type them after it, separated by ';', and 'pass' for each one you give up",
+                colour.word(),
+                if missing == 1 { "" } else { "s" }
+            )?;
+            return Ok(false);
         }
-        Ok(())
+        let text = turn.format(&before, &rules, Style::Sdg);
+        if let Err(error) = self.push_turn(turn, board) {
+            writeln!(output, "error: {error}")?;
+            return Ok(false);
+        }
+        writeln!(output, "You play: {text}")?;
+        Ok(true)
     }
 
     /// Lists the single actions possible now (the first step of any turn).
     fn list_actions(&self, output: &mut dyn Write) -> std::io::Result<()> {
-        let board = self.engine.board();
+        let board = &self.board;
         let rules = self.rules();
         let mut actions: Vec<String> = Vec::new();
         board.position.for_each_action(&rules, |action| {
@@ -219,7 +283,7 @@ impl Game {
 
     /// Lists some whole legal turns.
     fn list_turns(&self, output: &mut dyn Write, limit: Option<usize>) -> std::io::Result<()> {
-        let board = self.engine.board();
+        let board = &self.board;
         let rules = self.rules();
         let mut turns: Vec<String> = board
             .position
@@ -242,8 +306,8 @@ impl Game {
 
     /// Takes back the person's last turn (and the engine's reply to it).
     /// Turns alternate strictly, so turn `i` was played by the starting
-    /// side when `i` is even.
-    fn undo(&mut self, output: &mut dyn Write) -> std::io::Result<()> {
+    /// side when `i` is even. Returns whether anything was undone.
+    fn undo(&mut self, output: &mut dyn Write) -> std::io::Result<bool> {
         let first_mover = self.start.position.side_to_move();
         let mover_of = |index: usize| {
             if index % 2 == 0 {
@@ -252,18 +316,32 @@ impl Game {
                 first_mover.opponent()
             }
         };
-        let Some(last_own) = (0..self.tokens.len())
+        let Some(last_own) = (0..self.turns.len())
             .rev()
             .find(|&index| mover_of(index) == self.human)
         else {
-            return writeln!(output, "error: nothing to undo");
+            writeln!(output, "error: nothing to undo")?;
+            return Ok(false);
         };
-        self.tokens.truncate(last_own);
-        if let Err(error) = self.engine.set_position(self.start.clone(), &self.tokens) {
-            writeln!(output, "error: {error}")?;
+        let rules = self.rules();
+        let mut turns = self.turns.clone();
+        turns.truncate(last_own);
+        let mut board = self.start.clone();
+        for turn in &mut turns {
+            if let Err(error) = turn.replay(&mut board, &rules) {
+                writeln!(output, "error: {error}")?;
+                return Ok(false);
+            }
         }
+        let actions: Vec<Vec<Action>> = turns.iter().map(|turn| turn.actions.clone()).collect();
+        if let Err(error) = self.engine.set_position(self.start.position, &actions) {
+            writeln!(output, "error: {error}")?;
+            return Ok(false);
+        }
+        self.turns = turns;
+        self.board = board;
         writeln!(output, "Undone.")?;
-        write!(output, "{}", board_text(self.engine.board()))
+        Ok(true)
     }
 
     /// Runs one search and waits for it.
@@ -287,7 +365,7 @@ impl Game {
 
     /// Shows the engine's suggestion for the person.
     fn hint(&mut self, output: &mut dyn Write) -> std::io::Result<()> {
-        let board = self.engine.board().clone();
+        let board = self.board.clone();
         let rules = self.rules();
         match self.search() {
             Some(GoOutcome::Turn { result }) => writeln!(
@@ -306,20 +384,24 @@ impl Game {
 
     /// Lets the engine move. Returns false when the game ended by its claim.
     fn engine_turn(&mut self, output: &mut dyn Write) -> std::io::Result<bool> {
-        let board = self.engine.board().clone();
+        let before = self.board.clone();
         let rules = self.rules();
         match self.search() {
             Some(GoOutcome::Turn { result }) => {
-                let token = format_turn(&board, &rules, &result.best_turn, Style::Token);
-                self.tokens.push(token);
-                if let Err(error) = self.engine.set_position(self.start.clone(), &self.tokens) {
+                let mut board = before.clone();
+                let mut turn = NamedTurn::new(&result.best_turn);
+                let played = turn
+                    .replay(&mut board, &rules)
+                    .map_err(|error| error.to_string())
+                    .and_then(|()| self.push_turn(turn, board));
+                if let Err(error) = played {
                     writeln!(output, "error: the engine's turn does not play: {error}")?;
                     return Ok(false);
                 }
                 writeln!(
                     output,
                     "Supernova plays: {}  ({} for Supernova)",
-                    format_turn(&board, &rules, &result.best_turn, Style::Sdg),
+                    format_turn(&before, &rules, &result.best_turn, Style::Sdg),
                     value_text(result.value, result.win_probability())
                 )?;
                 Ok(true)
@@ -327,8 +409,8 @@ impl Game {
             Some(GoOutcome::GameOver { result, .. }) => {
                 writeln!(
                     output,
-                    "Supernova claims a draw by repetition. Game over: draw ({}).",
-                    result.score()
+                    "Supernova claims a draw by repetition. Game over: {}.",
+                    result_text(&result)
                 )?;
                 Ok(false)
             }

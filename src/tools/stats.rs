@@ -3,12 +3,10 @@
 //! ratio test that decides "is A at least `elo1` better, or at most `elo0`?"
 //! with bounded error rates as games come in.
 //!
-//! The Elo interval is the search module's (`selfplay::elo_interval`), so
-//! that the self-play harness and the match runner report the same numbers.
+//! [`Tally`] is the one implementation behind both the match runner's
+//! summary and self-play's, so the two report the same numbers.
 
 use std::fmt;
-
-pub use crate::search::selfplay::elo_interval;
 
 /// Wins, draws and losses from the first engine's side.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -56,6 +54,37 @@ impl Tally {
         0.5 * (1.0 + erf((self.wins as f64 - self.losses as f64) / (2.0 * decisive).sqrt()))
     }
 
+    /// The per-game variance of the first engine's results (1, 0.5 or 0)
+    /// around its score; 0 with no games.
+    pub fn variance(&self) -> f64 {
+        if self.games() == 0 {
+            return 0.0;
+        }
+        let score = self.score();
+        (self.wins as f64 * (1.0 - score).powi(2)
+            + self.draws as f64 * (0.5 - score).powi(2)
+            + self.losses as f64 * score.powi(2))
+            / self.games() as f64
+    }
+
+    /// The first engine's Elo difference and its 95% interval, as
+    /// `(elo, low, high)`, from the score's normal approximation (the
+    /// per-game variance of the observed results). With no games the
+    /// interval is unbounded.
+    pub fn elo_interval(&self) -> (f64, f64, f64) {
+        let games = self.games() as f64;
+        if games == 0.0 {
+            return (0.0, f64::NEG_INFINITY, f64::INFINITY);
+        }
+        let score = self.score();
+        let margin = 1.96 * (self.variance() / games).sqrt();
+        let elo = |score: f64| -> f64 {
+            let clamped = score.clamp(1e-6, 1.0 - 1e-6);
+            -400.0 * (1.0 / clamped - 1.0).log10()
+        };
+        (elo(score), elo(score - margin), elo(score + margin))
+    }
+
     /// `Score of A vs B: W - L - D  [score]  N`, as cutechess-cli prints it.
     pub fn score_line(&self, first: &str, second: &str) -> String {
         format!(
@@ -70,7 +99,7 @@ impl Tally {
 
     /// `Elo difference: X +/- Y, LOS: Z %, DrawRatio: D %`.
     pub fn elo_line(&self) -> String {
-        let (elo, low, high) = elo_interval(self.wins, self.draws, self.losses);
+        let (elo, low, high) = self.elo_interval();
         let margin = (high - low) / 2.0;
         let number = |value: f64| {
             if value.is_finite() {
@@ -202,10 +231,7 @@ impl Sprt {
             return 0.0;
         }
         let score = tally.score();
-        let variance = (tally.wins as f64 * (1.0 - score).powi(2)
-            + tally.draws as f64 * (0.5 - score).powi(2)
-            + tally.losses as f64 * score.powi(2))
-            / games;
+        let variance = tally.variance();
         if variance <= 1e-12 {
             return 0.0;
         }
@@ -279,6 +305,26 @@ mod tests {
         );
         assert!(tally.los() > 0.8 && tally.los() < 0.9);
         assert!((erf(1.0) - 0.842_700_79).abs() < 1e-6);
+    }
+
+    #[test]
+    fn elo_of_an_even_score_is_zero() {
+        let even = Tally {
+            wins: 10,
+            losses: 10,
+            draws: 10,
+        };
+        let (elo, low, high) = even.elo_interval();
+        assert!(elo.abs() < 1e-9);
+        assert!(low < 0.0 && high > 0.0);
+        let better = Tally {
+            wins: 30,
+            losses: 10,
+            draws: 0,
+        };
+        assert!(better.elo_interval().0 > 150.0);
+        let (_, low, high) = Tally::default().elo_interval();
+        assert!(low.is_infinite() && high.is_infinite());
     }
 
     #[test]

@@ -1,15 +1,16 @@
 //! Self-play: two players against each other from a set of openings, each
 //! opening played twice with colours swapped, games in parallel.
 //!
-//! This is how strength is measured (and what a match runner on the command
-//! line can reuse): every game gives each side its own [`Searcher`] with its
-//! own options and limits, typically one thread each, while rayon runs
-//! several games at once. Games are adjudicated as draws on a threefold
-//! repetition of the start-of-turn position (including the side to move) and
-//! after a turn cap, so every game ends. A player whose turn does not replay
-//! legally loses, which a correct engine never does.
+//! This is how strength is measured in-process (the match runner does the
+//! same with engine processes): every game gives each side its own
+//! [`Searcher`] with its own options and limits, typically one thread each,
+//! while rayon runs several games at once. The rules layer's [`History`]
+//! referees every game: a start-of-turn position that recurs
+//! [`MatchSettings::repetitions`] times (the side to move included) draws
+//! automatically, and so does the turn limit, so every game ends. A player
+//! whose turn does not play legally forfeits, which a correct engine never
+//! does.
 
-use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
@@ -18,9 +19,12 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rayon::prelude::*;
 
-use super::players::{book_score, setup_actions};
-use super::{Decision, PlayerKind, SearchLimits, SearchOptions, Searcher};
-use crate::rules::{Action, Outcome, Player, Position, Rules};
+use super::stats::Tally;
+use super::Ending;
+use crate::rules::{Action, GameStatus, History, Outcome, Position, Repetition, Rules};
+use crate::search::{
+    book_score, setup_actions, Decision, PlayerKind, SearchLimits, SearchOptions, Searcher,
+};
 
 /// One side of a match.
 #[derive(Clone, Debug, PartialEq)]
@@ -86,9 +90,10 @@ impl MatchPlayer {
 /// How games are run and adjudicated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MatchSettings {
-    /// The rules both players play by.
+    /// The rules both players play by (their repetition rule and turn limit
+    /// are replaced by the two fields below).
     pub rules: Rules,
-    /// Turns (after the opening) before the game is adjudicated a draw.
+    /// Turns after setup before the game is adjudicated a draw (0 = no limit).
     pub max_turns: u32,
     /// Occurrences of a start-of-turn position that draw the game.
     pub repetitions: u32,
@@ -107,84 +112,62 @@ impl Default for MatchSettings {
     }
 }
 
-/// How a game ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum GameEnd {
-    /// One player eliminated the other.
-    Elimination,
-    /// Both players were eliminated in the same turn: a draw.
-    MutualElimination,
-    /// A start-of-turn position occurred `repetitions` times: a draw.
-    Repetition,
-    /// The turn cap was reached: a draw.
-    TurnCap,
-    /// A player returned a turn that does not replay legally, and lost.
-    IllegalTurn,
+impl MatchSettings {
+    /// The rules the games are refereed and played by: `rules` with an
+    /// automatic draw at `repetitions` occurrences and the turn limit.
+    pub fn referee_rules(&self) -> Rules {
+        Rules {
+            repetition: Repetition::Automatic(self.repetitions.max(2)),
+            max_turns: (self.max_turns > 0).then_some(self.max_turns),
+            ..self.rules
+        }
+    }
 }
 
-/// One finished game.
+/// One finished self-play game (not an SDG record: see
+/// [`crate::record::GameRecord`] for those).
 #[derive(Clone, Debug, PartialEq)]
-pub struct GameRecord {
+pub struct SelfPlayGame {
     /// Which opening was played.
     pub opening: usize,
     /// Whether player A moved first (as player 0).
     pub a_first: bool,
-    /// The result by seat.
-    pub outcome: Outcome,
-    /// How it ended.
-    pub end: GameEnd,
-    /// Every turn, the opening included.
+    /// How it ended, by seat.
+    pub ending: Ending,
+    /// Every turn, the opening included (and a forfeited turn last).
     pub turns: Vec<Vec<Action>>,
     /// Why each turn after the opening was chosen.
     pub decisions: Vec<Decision>,
     /// Player A's score: 1, 0.5 or 0.
-    pub score_a: f32,
+    pub score_a: f64,
+}
+
+impl SelfPlayGame {
+    /// The result by seat.
+    pub fn outcome(&self) -> Outcome {
+        self.ending.outcome()
+    }
 }
 
 /// The result of a match from player A's point of view.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MatchSummary {
-    /// Games A won.
-    pub wins: u32,
-    /// Drawn games.
-    pub draws: u32,
-    /// Games A lost.
-    pub losses: u32,
+    /// A's wins, losses and draws, with the statistics on them.
+    pub tally: Tally,
     /// Every game, in opening order.
-    pub games: Vec<GameRecord>,
+    pub games: Vec<SelfPlayGame>,
 }
 
 impl MatchSummary {
     /// A's score fraction.
     pub fn score(&self) -> f64 {
-        let games = (self.wins + self.draws + self.losses).max(1) as f64;
-        (self.wins as f64 + 0.5 * self.draws as f64) / games
+        self.tally.score()
     }
 
-    /// A's Elo difference with a 95% confidence interval.
+    /// A's Elo difference with a 95% confidence interval: (elo, low, high).
     pub fn elo(&self) -> (f64, f64, f64) {
-        elo_interval(self.wins, self.draws, self.losses)
+        self.tally.elo_interval()
     }
-}
-
-/// Elo difference and 95% interval from win/draw/loss counts, from the
-/// score's normal approximation (per-game variance of the observed results).
-pub fn elo_interval(wins: u32, draws: u32, losses: u32) -> (f64, f64, f64) {
-    let games = (wins + draws + losses) as f64;
-    if games == 0.0 {
-        return (0.0, f64::NEG_INFINITY, f64::INFINITY);
-    }
-    let score = (wins as f64 + 0.5 * draws as f64) / games;
-    let variance = (wins as f64 * (1.0 - score).powi(2)
-        + draws as f64 * (0.5 - score).powi(2)
-        + losses as f64 * score.powi(2))
-        / games;
-    let margin = 1.96 * (variance / games).sqrt();
-    let elo = |score: f64| -> f64 {
-        let clamped = score.clamp(1e-6, 1.0 - 1e-6);
-        -400.0 * (1.0 / clamped - 1.0).log10()
-    };
-    (elo(score), elo(score - margin), elo(score + margin))
 }
 
 /// `count` openings (the two setup turns), reproducible from `seed`: pairs
@@ -228,26 +211,23 @@ fn good_setups(position: &Position, rules: &Rules, margin: i32) -> Vec<Action> {
         .collect()
 }
 
-/// Plays one game: `seats[0]` is player 0 (moves first). Returns the record
-/// with `score_a` from `seats[0]`'s point of view.
+/// Plays one game: `seats[0]` is player 0 (moves first). Returns the game
+/// with `score_a` from `seats[0]`'s point of view. Opening turns that do
+/// not play are dropped from the first one that fails.
 pub fn play_game(
     seats: [&MatchPlayer; 2],
     opening: &[Vec<Action>],
     settings: &MatchSettings,
-) -> GameRecord {
-    let rules = settings.rules;
-    let mut position = Position::start();
-    let mut turns: Vec<Vec<Action>> = Vec::new();
+) -> SelfPlayGame {
+    let rules = settings.referee_rules();
+    let mut history = match History::new(Position::start()) {
+        Ok(history) => history,
+        Err(_) => unreachable!("the start position is at the start of a turn"),
+    };
     for turn in opening {
-        let mut next = position;
-        let legal = turn
-            .iter()
-            .all(|&action| next.try_apply(&rules, action).is_ok());
-        if !legal || next.end_turn(&rules).is_err() {
+        if history.play(&rules, turn).is_err() {
             break;
         }
-        position = next;
-        turns.push(turn.clone());
     }
     let mut searchers = seats.map(|seat| {
         let mut options = seat.options.clone();
@@ -255,72 +235,39 @@ pub fn play_game(
         Searcher::new(options)
     });
     let stop = AtomicBool::new(false);
-    let mut history: Vec<u64> = Vec::new();
-    let mut counts: HashMap<u64, u32> = HashMap::new();
-    counts.insert(position.hash(), 1);
-    let mut played = 0;
     let mut decisions = Vec::new();
-    let finish =
-        |outcome: Outcome, end: GameEnd, turns: Vec<Vec<Action>>, decisions: Vec<Decision>| {
-            let score_a = match outcome {
-                Outcome::Win(Player::First) => 1.0,
-                Outcome::Win(Player::Second) => 0.0,
-                _ => 0.5,
-            };
-            GameRecord {
-                opening: 0,
-                a_first: true,
-                outcome,
-                end,
-                turns,
-                decisions,
-                score_a,
-            }
-        };
-    loop {
-        if !position.in_setup() && played >= settings.max_turns {
-            return finish(Outcome::Draw, GameEnd::TurnCap, turns, decisions);
+    let mut forfeited_turn = None;
+    let ending = loop {
+        if let GameStatus::Over(result) = history.status(&rules) {
+            break Ending::Result(result);
         }
-        let side = position.side_to_move();
+        let side = history.position().side_to_move();
         let seat = side.index();
-        let result =
-            searchers[seat].search(&position, &history, &seats[seat].limits, &stop, |_| {});
-        history.push(position.hash());
+        let result = searchers[seat].search(
+            history.position(),
+            history.earlier_hashes(),
+            &seats[seat].limits,
+            &stop,
+            |_| {},
+        );
         decisions.push(result.decision);
-        let mut next = position;
-        let legal = result
-            .best_turn
-            .iter()
-            .all(|&action| next.try_apply(&rules, action).is_ok());
-        let outcome = if legal {
-            next.end_turn(&rules).ok()
-        } else {
-            None
-        };
-        let Some(outcome) = outcome else {
-            turns.push(result.best_turn);
-            return finish(
-                Outcome::Win(side.opponent()),
-                GameEnd::IllegalTurn,
-                turns,
-                decisions,
-            );
-        };
-        position = next;
-        turns.push(result.best_turn);
-        match outcome {
-            Outcome::Win(_) => return finish(outcome, GameEnd::Elimination, turns, decisions),
-            Outcome::Draw => return finish(outcome, GameEnd::MutualElimination, turns, decisions),
-            Outcome::Ongoing => {}
+        if let Err(error) = history.play(&rules, &result.best_turn) {
+            forfeited_turn = Some(result.best_turn);
+            break Ending::Forfeit {
+                loser: side,
+                reason: format!("returned a turn that does not play: {error}"),
+            };
         }
-        if !position.in_setup() {
-            played += 1;
-            let count = counts.entry(position.hash()).or_insert(0);
-            *count += 1;
-            if *count >= settings.repetitions {
-                return finish(Outcome::Draw, GameEnd::Repetition, turns, decisions);
-            }
-        }
+    };
+    let mut turns = history.turns().to_vec();
+    turns.extend(forfeited_turn);
+    SelfPlayGame {
+        opening: 0,
+        a_first: true,
+        score_a: ending.first_player_points(),
+        ending,
+        turns,
+        decisions,
     }
 }
 
@@ -331,12 +278,12 @@ pub fn run_match(
     b: &MatchPlayer,
     openings: &[Vec<Vec<Action>>],
     settings: &MatchSettings,
-    on_game: impl Fn(&GameRecord) + Sync,
+    on_game: impl Fn(&SelfPlayGame) + Sync,
 ) -> MatchSummary {
     let jobs: Vec<(usize, bool)> = (0..openings.len())
         .flat_map(|opening| [(opening, true), (opening, false)])
         .collect();
-    let play = |&(opening, a_first): &(usize, bool)| -> GameRecord {
+    let play = |&(opening, a_first): &(usize, bool)| -> SelfPlayGame {
         let seats = if a_first { [a, b] } else { [b, a] };
         let mut record = play_game(seats, &openings[opening], settings);
         record.opening = opening;
@@ -347,7 +294,7 @@ pub fn run_match(
         on_game(&record);
         record
     };
-    let games: Vec<GameRecord> = match rayon::ThreadPoolBuilder::new()
+    let games: Vec<SelfPlayGame> = match rayon::ThreadPoolBuilder::new()
         .num_threads(settings.parallel_games.max(1))
         .build()
     {
@@ -356,13 +303,7 @@ pub fn run_match(
     };
     let mut summary = MatchSummary::default();
     for game in &games {
-        if game.score_a == 1.0 {
-            summary.wins += 1;
-        } else if game.score_a == 0.0 {
-            summary.losses += 1;
-        } else {
-            summary.draws += 1;
-        }
+        summary.tally.add(game.score_a);
     }
     summary.games = games;
     summary
@@ -392,12 +333,28 @@ mod tests {
     }
 
     #[test]
-    fn elo_of_an_even_score_is_zero() {
-        let (elo, low, high) = elo_interval(10, 10, 10);
-        assert!(elo.abs() < 1e-9);
-        assert!(low < 0.0 && high > 0.0);
-        let (better, _, _) = elo_interval(30, 0, 10);
-        assert!(better > 150.0);
+    fn games_are_refereed_by_the_history() {
+        let random = MatchPlayer::parse("random:seed=5").unwrap();
+        let settings = MatchSettings {
+            max_turns: 6,
+            ..MatchSettings::default()
+        };
+        let rules = settings.referee_rules();
+        assert_eq!(rules.repetition, Repetition::Automatic(3));
+        assert_eq!(rules.max_turns, Some(6));
+        let opening = &openings(1, 3, &Rules::STANDARD)[0];
+        let game = play_game([&random, &random], opening, &settings);
+        // Replaying the turns on a history gives the same ending.
+        let mut history = History::new(Position::start()).unwrap();
+        for turn in &game.turns {
+            history.play(&rules, turn).unwrap();
+        }
+        let Ending::Result(result) = game.ending else {
+            panic!("a random player never forfeits: {game:?}");
+        };
+        assert_eq!(history.status(&rules), GameStatus::Over(result));
+        assert!(history.turns_after_setup() <= 6);
+        assert_eq!(game.score_a, game.ending.first_player_points());
     }
 
     #[test]
