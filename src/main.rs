@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::{ArgAction, CommandFactory, Parser, Subcommand};
 use std::time::Duration;
 use supernova::notation::{cli, hwpn, Board};
-use supernova::protocol::{self, Misbehave};
+use supernova::protocol;
 use supernova::record::{GameRecord, Verdict};
 use supernova::rules::{Player, Rules};
 use supernova::search::{PlayerKind, SearchLimits, SearchOptions};
@@ -47,11 +47,7 @@ struct Arguments {
 #[derive(Subcommand)]
 enum Command {
     /// Run the text protocol (protocol.md) on stdin and stdout; the default.
-    Engine {
-        /// Misbehave on `go`, for testing match runners: crash, hang, illegal or garbage.
-        #[arg(long, hide = true)]
-        misbehave: Option<Misbehave>,
-    },
+    Engine,
     /// Play two engines against each other (like cutechess-cli).
     ///
     /// Each --engine takes KEY=VALUE words: cmd=PROGRAM, arg=ARG (repeatable),
@@ -593,12 +589,8 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
         }
         Some(Command::Replay { rules, files }) => replay(&rules, &files),
         Some(Command::Show { game, turn, rules }) => show(&rules, &game, turn),
-        Some(Command::Engine { misbehave }) => {
-            protocol::run(std::io::stdin(), std::io::stdout(), misbehave);
-            Ok(())
-        }
-        None => {
-            protocol::run(std::io::stdin(), std::io::stdout(), None);
+        Some(Command::Engine) | None => {
+            protocol::run(std::io::stdin(), std::io::stdout());
             Ok(())
         }
     }

@@ -3,9 +3,9 @@
 //!
 //! Golden transcripts live in tests/golden: `NAME.in` holds the commands
 //! (lines starting with `#` are comments) and `NAME.out` the expected
-//! transcript, with times and speeds replaced by `T` and `N` and only the
-//! final `info` block of each search kept (progress lines depend on the
-//! clock). After an intended change, regenerate them with
+//! transcript, with times and speeds replaced by `T` and `N`, the machine's
+//! `Threads` and `Hash` bounds by `THREADS` and `HASH`, and only the final
+//! `info` block of each search kept (progress lines depend on the clock). After an intended change, regenerate them with
 //! `SUPERNOVA_BLESS=1 cargo test --release --test protocol` and review the diff.
 
 use std::io::{BufRead, BufReader, Write};
@@ -14,6 +14,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
+use supernova::engine::{max_hash_mb, max_threads};
 use supernova::protocol::command::{self, Command as ProtocolCommand};
 use supernova::search::TUNABLES;
 
@@ -143,7 +144,27 @@ fn normalise(lines: Vec<String>) -> Vec<String> {
         .map(|(_, line)| line)
         .filter(|line| !(line.starts_with("option name ") && line.contains(" type float ")))
         .map(|line| blank_number(&blank_number(&line, "time", "T"), "nps", "N"))
+        .map(|line| blank_machine_bounds(&line))
         .collect()
+}
+
+/// Replaces the machine's `Threads` and `Hash` bounds (which follow its
+/// processors and memory) by `THREADS` and `HASH`.
+fn blank_machine_bounds(line: &str) -> String {
+    let bounds = [
+        ("Threads", max_threads(), "THREADS"),
+        ("Hash", max_hash_mb(), "HASH"),
+    ];
+    for (option, bound, placeholder) in bounds {
+        let listed = format!("option name {option} type spin ");
+        let refused = format!("info string error: option {option}: ");
+        if line.starts_with(&listed) || line.starts_with(&refused) {
+            return line
+                .replace(&format!(" max {bound}"), &format!(" max {placeholder}"))
+                .replace(&format!(" to {bound}"), &format!(" to {placeholder}"));
+        }
+    }
+    line.to_string()
 }
 
 /// Runs a golden input and returns the normalised transcript.

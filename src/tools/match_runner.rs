@@ -24,18 +24,22 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use super::client::{EngineFailure, EngineProcess};
 use super::stats::{Sprt, SprtVerdict, Tally};
 use super::Ending;
+use crate::notation::error::excerpt;
 use crate::notation::names::DEFAULT_NAMES;
 use crate::notation::sdg::{write_record, Header, RecordTurn};
 use crate::notation::turn::{NamedTurn, Style, TurnError};
 use crate::notation::{hwpn, Board};
+use crate::protocol::client::{EngineFailure, EngineProcess};
+use crate::protocol::command::Command;
+use crate::protocol::reply::Reply;
 use crate::record::{RecordedResult, REPETITION_VARIANT, TURN_LIMIT_VARIANT};
 use crate::rules::{
     repetition_text, Action, GameStatus, History, Outcome, Player, Position, Repetition, Rules,
     HOME_SLOTS,
 };
+use crate::search::{Clock, SearchLimits};
 
 /// How long an engine may take to start and answer `hwi` and `isready`.
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -345,34 +349,27 @@ fn start_engine(
         ),
     };
     let mut process = EngineProcess::spawn(&program, &arguments)?;
-    process.send("hwi")?;
-    let mut id_name = None;
-    process.wait_for(HANDSHAKE_TIMEOUT, |line| {
-        if let Some(name) = line.strip_prefix("id name ") {
-            id_name = Some(name.trim().to_string());
-        }
-        line.trim() == "hwiok"
-    })?;
+    let identity = process.identify(HANDSHAKE_TIMEOUT)?;
     // The referee's rules first (Rules resets the other two), then the
     // engine's own options, which may override them.
     let rules = match_config.referee_rules();
+    let set = |name: &str, value: String| Command::SetOption {
+        name: name.to_string(),
+        value,
+    };
     if rules.name != Rules::STANDARD.name {
-        process.send(&format!("setoption name Rules value {}", rules.name))?;
+        process.send(&set("Rules", rules.name.to_string()))?;
     }
-    process.send(&format!(
-        "setoption name Repetition value {}",
-        repetition_text(rules.repetition)
-    ))?;
+    process.send(&set("Repetition", repetition_text(rules.repetition)))?;
     if let Some(limit) = rules.max_turns {
-        process.send(&format!("setoption name MaxTurns value {limit}"))?;
+        process.send(&set("MaxTurns", limit.to_string()))?;
     }
     for (name, value) in &config.options {
-        process.send(&format!("setoption name {name} value {value}"))?;
+        process.send(&set(name, value.clone()))?;
     }
-    process.send("newgame")?;
-    process.send("isready")?;
-    process.wait_for(HANDSHAKE_TIMEOUT, |line| line.trim() == "readyok")?;
-    Ok((process, id_name))
+    process.send(&Command::NewGame)?;
+    process.synchronise(HANDSHAKE_TIMEOUT)?;
+    Ok((process, identity.name))
 }
 
 /// A name usable in SDG records and reports: letters, digits and `_`, not
@@ -404,15 +401,17 @@ fn record_name(name: &str, fallback: &str) -> String {
     clean
 }
 
-/// Probes both engines once (start, handshake, options) and settles their names.
+/// Probes both engines once (start, handshake, options) and settles their
+/// names. An engine that cannot start or complete the handshake here stops
+/// the match before its first game, as in cutechess-cli: such an engine
+/// would lose every game, which only hides the mistake in its command.
 fn probe_engines(config: &MatchConfig, log: &mut dyn FnMut(&str)) -> Result<[String; 2], String> {
     let mut names = [String::new(), String::new()];
     for (index, engine) in config.engines.iter().enumerate() {
         let label = ["first", "second"][index];
-        let (mut process, id_name) = start_engine(engine, config)
-            .map_err(|failure| format!("the {label} engine failed its handshake: {failure}"))?;
-        process.send("isready").ok();
-        let _ = process.wait_for(HANDSHAKE_TIMEOUT, |line| line.trim() == "readyok");
+        let (mut process, id_name) = start_engine(engine, config).map_err(|failure| {
+            format!("the {label} engine failed its handshake: {failure}; no game was played")
+        })?;
         for error in &process.errors {
             log(&format!("Warning: {label} engine: {error}"));
         }
@@ -493,49 +492,42 @@ impl Game<'_> {
         }
     }
 
-    /// The `go` line for the side to move, and how long to wait for its answer.
-    fn go_line(&self, seat: Player) -> (String, Duration) {
+    /// The `go` command for the side to move, and how long to wait for its answer.
+    fn go_command(&self, seat: Player) -> (Command, Duration) {
         let limits = self.limits(seat);
-        let mut line = "go".to_string();
-        let mut deadline: Option<Duration> = None;
-        if let Some(movetime) = limits.movetime {
-            line.push_str(&format!(" movetime {movetime}"));
-            deadline = Some(Duration::from_millis(movetime));
-        }
-        if let Some(nodes) = limits.nodes {
-            line.push_str(&format!(" nodes {nodes}"));
-        }
+        let mut search = SearchLimits {
+            movetime: limits.movetime.map(Duration::from_millis),
+            nodes: limits.nodes,
+            ..SearchLimits::default()
+        };
+        let mut deadline = search.movetime;
         if self.clocks.iter().any(Option::is_some) {
-            for player in Player::BOTH {
-                let left = self.clocks[player.index()].unwrap_or_default();
-                let increment = self
-                    .limits(player)
-                    .clock
-                    .map_or(0, |(_, increment)| increment);
-                line.push_str(&format!(
-                    " p{0}time {1} p{0}inc {2}",
-                    player.index(),
-                    left.as_millis(),
-                    increment
-                ));
-            }
+            let increment = |player: Player| {
+                Duration::from_millis(
+                    self.limits(player)
+                        .clock
+                        .map_or(0, |(_, increment)| increment),
+                )
+            };
+            search.clock = Some(Clock {
+                time_left: Player::BOTH
+                    .map(|player| self.clocks[player.index()].unwrap_or_default()),
+                increment: Player::BOTH.map(increment),
+            });
             if let Some(left) = self.clocks[seat.index()] {
                 deadline = Some(deadline.map_or(left, |limit| limit.min(left)));
             }
         }
         let wait = deadline.unwrap_or(self.config.turn_timeout) + self.config.margin;
-        (line, wait)
+        (Command::Go(search), wait)
     }
 
-    fn position_line(&self) -> String {
-        if self.tokens.is_empty() {
-            format!("position pos {}", self.opening.text)
-        } else {
-            format!(
-                "position pos {} moves {}",
-                self.opening.text,
-                self.tokens.join(" ")
-            )
+    /// The `position` command for the game so far: the opening and the
+    /// turns played from it.
+    fn position_command(&self) -> Command {
+        Command::Position {
+            base: Box::new(self.opening.board.clone()),
+            turns: self.tokens.clone(),
         }
     }
 
@@ -570,24 +562,27 @@ impl Game<'_> {
             loser: side,
             reason,
         };
-        let position_line = self.position_line();
-        let (go_line, wait) = self.go_line(side);
+        let position = self.position_command();
+        let (go, wait) = self.go_command(side);
         let seat = &mut seats[side.index()];
         seat.process.errors.clear();
         let sent = seat
             .process
-            .send(&position_line)
-            .and_then(|()| seat.process.send(&go_line));
+            .send(&position)
+            .and_then(|()| seat.process.send(&go));
         let started = Instant::now();
+        // The answer is the first `bestmove` line, well formed or not.
         let answer = sent.and_then(|()| {
-            seat.process.wait_for(wait, |line| {
-                line.split_whitespace().next() == Some("bestmove")
+            seat.process.wait_for(wait, |reply| match reply {
+                Ok(Reply::BestMove(turn)) => Some(Ok(turn)),
+                Err(error) if error.keyword == "bestmove" => Some(Err(error)),
+                _ => None,
             })
         });
         let elapsed = started.elapsed();
         let complaint = seat.process.errors.first().cloned();
-        let line = match answer {
-            Ok(line) => line,
+        let answer = match answer {
+            Ok(answer) => answer,
             Err(failure) => {
                 seat.process.kill();
                 let reason = match failure {
@@ -610,17 +605,18 @@ impl Game<'_> {
             self.clocks[side.index()] =
                 Some(left.saturating_sub(elapsed) + Duration::from_millis(increment));
         }
-        let token = line.split_whitespace().nth(1).unwrap_or("");
-        if token.is_empty() {
-            return Some(forfeit(format!("sent an empty bestmove line '{line}'")));
-        }
-        if token == "(none)" {
-            // No turn: a draw claim, if the rules allow one now.
-            return Some(match self.history.claim(&rules) {
-                Some(result) => Ending::Result(result),
-                None => forfeit("answered bestmove (none) in an ongoing game".to_string()),
-            });
-        }
+        let token = match answer {
+            Ok(Some(token)) => token,
+            Ok(None) => {
+                // No turn: a draw claim, if the rules allow one now.
+                return Some(match self.history.claim(&rules) {
+                    Some(result) => Ending::Result(result),
+                    None => forfeit("answered bestmove (none) in an ongoing game".to_string()),
+                });
+            }
+            Err(error) => return Some(forfeit(format!("sent a bad bestmove line: {error}"))),
+        };
+        let token = token.as_str();
         let before = self.board.clone();
         // If the engine rejected the position line, say so: its turn was
         // then chosen for some other position.
@@ -632,11 +628,17 @@ impl Game<'_> {
         let turn = match board.play_turn_text(&rules, token) {
             Ok(turn) => turn,
             Err(TurnError::Parse(error)) => {
-                let reason = noted(format!("sent an unparsable turn '{token}': {error}"));
+                let reason = noted(format!(
+                    "sent an unparsable turn '{}': {error}",
+                    excerpt(token)
+                ));
                 return Some(forfeit(reason));
             }
             Err(error) => {
-                let reason = noted(format!("played an illegal turn '{token}': {error}"));
+                let reason = noted(format!(
+                    "played an illegal turn '{}': {error}",
+                    excerpt(token)
+                ));
                 return Some(forfeit(reason));
             }
         };
@@ -644,14 +646,18 @@ impl Game<'_> {
             // The board accepted what the history refuses: a bug here, not
             // the engine's fault; end the game as a draw and say so.
             return Some(Ending::Aborted(format!(
-                "the history refuses '{token}': {error}"
+                "the history refuses '{}': {error}",
+                excerpt(token)
             )));
         }
         self.board = board;
         if let Err(error) = self.record_turn(side, &turn, &before) {
             // The transcript board disagrees with the referee's: a bug here,
             // not the engine's fault; end the game as a draw and say so.
-            return Some(Ending::Aborted(format!("recording '{token}': {error}")));
+            return Some(Ending::Aborted(format!(
+                "recording '{}': {error}",
+                excerpt(token)
+            )));
         }
         None
     }
