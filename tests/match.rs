@@ -215,6 +215,15 @@ fn bad_match_arguments_are_errors() {
         "--movetime",
         "50",
     ]);
+    // An engine that cannot start stops the match before its first game,
+    // as in cutechess-cli, with an error that says so.
     assert_eq!(output.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("could not start"));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(
+            "error: the first engine failed its handshake: could not start: /nonexistent/engine: "
+        ) && stderr.trim_end().ends_with("; no game was played"),
+        "{stderr}"
+    );
+    assert!(text(&output).is_empty(), "{}", text(&output));
 }

@@ -891,22 +891,31 @@ pub fn run_match(
                     break;
                 };
                 let (writer, result) = &mut *guard;
+                let mut written = Ok(());
                 if let Some(warning) = warning {
-                    let _ = writeln!(writer, "Warning: {warning}");
+                    written = writeln!(writer, "Warning: {warning}");
                 }
                 result.tally.add(report.score_a);
                 let seats = if report.a_first { [0, 1] } else { [1, 0] };
-                let _ = writeln!(
-                    writer,
-                    "Finished game {} ({} vs {}): {} {{{}}} | {}",
-                    report.number,
-                    names[seats[0]],
-                    names[seats[1]],
-                    report.ending.score(),
-                    report.reason,
-                    result.tally.score_line(&names[0], &names[1])
-                );
-                let _ = writer.flush();
+                let written = written
+                    .and_then(|()| {
+                        writeln!(
+                            writer,
+                            "Finished game {} ({} vs {}): {} {{{}}} | {}",
+                            report.number,
+                            names[seats[0]],
+                            names[seats[1]],
+                            report.ending.score(),
+                            report.reason,
+                            result.tally.score_line(&names[0], &names[1])
+                        )
+                    })
+                    .and_then(|()| writer.flush());
+                if written.is_err() {
+                    // Nobody reads the report any more (`| head`): stop
+                    // after the games under way rather than play on unseen.
+                    halted.store(true, Ordering::Relaxed);
+                }
                 result.games.push(report);
                 if let Some(sprt) = &config.sprt {
                     if sprt.verdict(&result.tally) != SprtVerdict::Continue {

@@ -64,6 +64,11 @@ fn broken_match(mode: &str, limits: &[&str]) -> String {
     );
     assert!(out.contains("Score of broken vs good: 0 - 2 - 0"), "{out}");
     assert!(out.contains("Forfeits: 2 games"), "{out}");
+    // A clean sweep has no finite estimate: cutechess-cli's words for it.
+    assert!(
+        out.contains("\nElo difference: -inf +/- nan, LOS: "),
+        "{out}"
+    );
     assert!(out.trim_end().ends_with("Finished match"), "{out}");
     let finished: Vec<&str> = out
         .lines()
