@@ -197,11 +197,10 @@ const HASH_MEMORY_DIVISOR: u64 = 2;
 /// read (not Linux): safe on any machine this is likely to run on.
 const FALLBACK_MAX_HASH_MB: usize = 4096;
 
-/// The largest `Threads` value on this machine: [`THREADS_PER_PROCESSOR`]
-/// times the processors this process may use
-/// ([`std::thread::available_parallelism`], which follows CPU affinity and
-/// cgroup quotas), at most 1024. Beyond it, `Threads 1024` on 2 cores made
-/// the engine slow to answer even `isready`.
+/// The largest `Threads` value on this machine: twice the processors this
+/// process may use ([`std::thread::available_parallelism`], which follows
+/// CPU affinity and cgroup quotas), at most 1024. Beyond it, `Threads 1024`
+/// on 2 cores made the engine slow to answer even `isready`.
 pub fn max_threads() -> usize {
     static MAX: OnceLock<usize> = OnceLock::new();
     *MAX.get_or_init(|| {

@@ -428,3 +428,21 @@ fn flags_out_of_range_are_refused_with_the_range() {
         assert!(text(&output).is_empty(), "{arguments:?}");
     }
 }
+
+/// Under CI a missing `../shared` is an error, not a skip that passes.
+#[test]
+fn a_missing_shared_folder_fails_under_ci() {
+    let root = std::env::temp_dir().join("supernova-no-such-shared-folder");
+    assert_eq!(common::shared_in(&root, "sdg", "probe", false), None);
+    let required = std::panic::catch_unwind(|| common::shared_in(&root, "sdg", "probe", true));
+    let message = *required
+        .expect_err("a missing folder must fail under CI")
+        .downcast::<String>()
+        .unwrap();
+    assert!(message.contains("CI=true requires it"), "{message}");
+    let repository = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    assert_eq!(
+        common::shared_in(&repository, "tests", "probe", true),
+        Some(repository.join("tests"))
+    );
+}
