@@ -438,5 +438,8 @@ fn protocol_lines_are_answered_as_the_protocol_says() {
         "only {errors} errors in {inputs} inputs"
     );
     assert!(searches * 20 > inputs, "only {searches} searches");
-    assert!(longest_game >= 10, "the game reached only {longest_game} turns");
+    assert!(
+        longest_game >= 10,
+        "the game reached only {longest_game} turns"
+    );
 }
