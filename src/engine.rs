@@ -211,16 +211,18 @@ pub fn max_threads() -> usize {
 
 /// The largest `Hash` value on this machine, in megabytes: half its memory
 /// (on Linux the smaller of `MemTotal` in /proc/meminfo and a cgroup v2
-/// `memory.max`), or 4096 where neither can be read. The tree's memory is
-/// reserved lazily, so a larger value is accepted by the system and then
-/// grows until the machine swaps or the process is killed.
+/// `memory.max`), or 4096 where neither can be read; never below the
+/// default. The tree's memory is reserved lazily, so a larger value is
+/// accepted by the system and then grows until the machine swaps or the
+/// process is killed.
 pub fn max_hash_mb() -> usize {
     static MAX: OnceLock<usize> = OnceLock::new();
     *MAX.get_or_init(|| {
-        let total = memory_total_bytes();
-        total.map_or(FALLBACK_MAX_HASH_MB, |bytes| {
-            ((bytes / HASH_MEMORY_DIVISOR) >> 20).clamp(1, i64::MAX as u64) as usize
-        })
+        let megabytes = memory_total_bytes().map_or(FALLBACK_MAX_HASH_MB as u64, |bytes| {
+            (bytes / HASH_MEMORY_DIVISOR) >> 20
+        });
+        let default = SearchOptions::default().hash_mb as u64;
+        megabytes.clamp(default, i64::MAX as u64) as usize
     })
 }
 
@@ -240,6 +242,7 @@ fn memory_total_bytes() -> Option<u64> {
         (physical, limit) => physical.or(limit),
     }
 }
+
 /// The largest `MultiPV` value.
 const MAX_MULTI_PV: i64 = 256;
 /// The largest `MaxTurns` value.
@@ -921,6 +924,39 @@ mod tests {
             engine.set_option("Nope", "1"),
             Err(OptionError::UnknownName(_))
         ));
+    }
+
+    #[test]
+    fn threads_and_hash_are_bounded_by_the_machine() {
+        let processors = std::thread::available_parallelism().map_or(1, usize::from);
+        assert_eq!(max_threads(), (2 * processors).min(1024));
+        assert!(max_hash_mb() >= SearchOptions::default().hash_mb);
+        if let Some(bytes) = memory_total_bytes() {
+            assert!(max_hash_mb() as u64 <= (bytes >> 20).max(64));
+        }
+        let mut engine = Engine::default();
+        assert!(engine
+            .set_option("Threads", &max_threads().to_string())
+            .is_ok());
+        assert!(engine
+            .set_option("Threads", &(max_threads() + 1).to_string())
+            .is_err());
+        assert!(engine
+            .set_option("Hash", &(max_hash_mb() + 1).to_string())
+            .is_err());
+        assert_eq!(engine.options().threads, max_threads());
+        let spec = |name: &str| {
+            option_specs()
+                .into_iter()
+                .find(|spec| spec.name == name)
+                .map(|spec| spec.kind)
+        };
+        assert!(
+            matches!(spec("Threads"), Some(OptionKind::Spin { max, .. }) if max == max_threads() as i64)
+        );
+        assert!(
+            matches!(spec("Hash"), Some(OptionKind::Spin { max, .. }) if max == max_hash_mb() as i64)
+        );
     }
 
     #[test]

@@ -560,3 +560,60 @@ fn the_default_command_runs_the_protocol() {
     assert!(text.starts_with("readyok\n"), "{text}");
     assert_eq!(text.matches("bestmove home.").count(), 1, "{text}");
 }
+
+/// The controller's half of the protocol reads every line the engine
+/// writes in a handshake and a search as a typed reply.
+#[test]
+fn the_client_half_reads_every_engine_reply() {
+    use supernova::engine::option_specs;
+    use supernova::protocol::client::EngineProcess;
+    use supernova::protocol::reply::Reply;
+    use supernova::protocol::ENGINE_NAME;
+    use supernova::search::SearchLimits;
+
+    let mut engine =
+        EngineProcess::spawn(env!("CARGO_BIN_EXE_supernova"), &["engine".to_string()]).unwrap();
+    let identity = engine.identify(REPLY_LIMIT).unwrap();
+    assert_eq!(identity.name.as_deref(), Some(ENGINE_NAME));
+    assert_eq!(identity.options.len(), option_specs().len());
+    let setup = ["home.r1.b3.g3", "home.y2.b1.g3"].map(str::to_string);
+    for multi_pv in ["1", "3"] {
+        engine
+            .send(&ProtocolCommand::SetOption {
+                name: "MultiPV".to_string(),
+                value: multi_pv.to_string(),
+            })
+            .unwrap();
+        engine
+            .send(&ProtocolCommand::Position {
+                base: Box::default(),
+                turns: setup.to_vec(),
+            })
+            .unwrap();
+        engine
+            .send(&ProtocolCommand::Go(SearchLimits::nodes(300)))
+            .unwrap();
+        let (mut infos, mut strings) = (0, 0);
+        let best = engine
+            .wait_for(REPLY_LIMIT, |reply| match reply {
+                Ok(Reply::Info(info)) => {
+                    assert!(info.nodes.is_some() && !info.pv.is_empty(), "{info}");
+                    infos += 1;
+                    None
+                }
+                Ok(Reply::InfoString(_)) => {
+                    strings += 1;
+                    None
+                }
+                Ok(Reply::BestMove(turn)) => Some(turn),
+                Ok(other) => panic!("unexpected during a search: {other}"),
+                Err(error) => panic!("a reply that does not read: {error}"),
+            })
+            .unwrap();
+        assert!(best.is_some_and(|turn| !turn.is_empty()));
+        assert!(infos >= 1 && strings == 1, "{infos} {strings}");
+    }
+    engine.synchronise(REPLY_LIMIT).unwrap();
+    assert!(engine.errors.is_empty(), "{:?}", engine.errors);
+    engine.quit();
+}
