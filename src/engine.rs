@@ -17,7 +17,7 @@
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -74,7 +74,9 @@ impl fmt::Display for PositionError {
 
 impl std::error::Error for PositionError {}
 
-/// Why an option could not be set. The options are unchanged.
+/// Why an option could not be set. The options are unchanged. The name and
+/// value are quoted as given: a front end that shows them to people bounds
+/// and escapes them (the protocol session does).
 #[derive(Clone, Debug, PartialEq)]
 pub enum OptionError {
     /// No option has this name.
@@ -183,11 +185,64 @@ pub struct OptionSpec {
     pub kind: OptionKind,
 }
 
-/// The largest `Hash` value, in megabytes: far beyond any machine this runs
-/// on, but small enough that the arithmetic on it cannot overflow.
-const MAX_HASH_MB: i64 = 1 << 20;
-/// The largest `Threads` value.
-const MAX_THREADS: i64 = 1024;
+/// `Threads` is at most this many times the processors this process may
+/// use: helpers beyond the processors only take turns with each other.
+const THREADS_PER_PROCESSOR: usize = 2;
+/// The most `Threads` on any machine.
+const THREAD_CEILING: usize = 1024;
+/// `Hash` is at most this fraction (1/n) of the machine's memory: the tree
+/// grows into what it is given, and the rest is the system's.
+const HASH_MEMORY_DIVISOR: u64 = 2;
+/// The `Hash` bound, in megabytes, where the machine's memory cannot be
+/// read (not Linux): safe on any machine this is likely to run on.
+const FALLBACK_MAX_HASH_MB: usize = 4096;
+
+/// The largest `Threads` value on this machine: twice the processors this
+/// process may use ([`std::thread::available_parallelism`], which follows
+/// CPU affinity and cgroup quotas), at most 1024. Beyond it, `Threads 1024`
+/// on 2 cores made the engine slow to answer even `isready`.
+pub fn max_threads() -> usize {
+    static MAX: OnceLock<usize> = OnceLock::new();
+    *MAX.get_or_init(|| {
+        let processors = std::thread::available_parallelism().map_or(1, usize::from);
+        (processors * THREADS_PER_PROCESSOR).clamp(1, THREAD_CEILING)
+    })
+}
+
+/// The largest `Hash` value on this machine, in megabytes: half its memory
+/// (on Linux the smaller of `MemTotal` in /proc/meminfo and a cgroup v2
+/// `memory.max`), or 4096 where neither can be read; never below the
+/// default. The tree's memory is reserved lazily, so a larger value is
+/// accepted by the system and then grows until the machine swaps or the
+/// process is killed.
+pub fn max_hash_mb() -> usize {
+    static MAX: OnceLock<usize> = OnceLock::new();
+    *MAX.get_or_init(|| {
+        let megabytes = memory_total_bytes().map_or(FALLBACK_MAX_HASH_MB as u64, |bytes| {
+            (bytes / HASH_MEMORY_DIVISOR) >> 20
+        });
+        let default = SearchOptions::default().hash_mb as u64;
+        megabytes.clamp(default, i64::MAX as u64) as usize
+    })
+}
+
+/// The memory this process may use, in bytes, where the system says.
+fn memory_total_bytes() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok();
+    let physical = meminfo.as_deref().and_then(|text| {
+        let line = text.lines().find(|line| line.starts_with("MemTotal:"))?;
+        let kilobytes: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        kilobytes.checked_mul(1024)
+    });
+    let limit = std::fs::read_to_string("/sys/fs/cgroup/memory.max")
+        .ok()
+        .and_then(|text| text.trim().parse::<u64>().ok());
+    match (physical, limit) {
+        (Some(physical), Some(limit)) => Some(physical.min(limit)),
+        (physical, limit) => physical.or(limit),
+    }
+}
+
 /// The largest `MultiPV` value.
 const MAX_MULTI_PV: i64 = 256;
 /// The largest `MaxTurns` value.
@@ -203,7 +258,7 @@ pub fn option_specs() -> Vec<OptionSpec> {
             kind: OptionKind::Spin {
                 default: defaults.threads as i64,
                 min: 1,
-                max: MAX_THREADS,
+                max: max_threads() as i64,
             },
         },
         OptionSpec {
@@ -211,7 +266,7 @@ pub fn option_specs() -> Vec<OptionSpec> {
             kind: OptionKind::Spin {
                 default: defaults.hash_mb as i64,
                 min: 1,
-                max: MAX_HASH_MB,
+                max: max_hash_mb() as i64,
             },
         },
         OptionSpec {
@@ -869,6 +924,39 @@ mod tests {
             engine.set_option("Nope", "1"),
             Err(OptionError::UnknownName(_))
         ));
+    }
+
+    #[test]
+    fn threads_and_hash_are_bounded_by_the_machine() {
+        let processors = std::thread::available_parallelism().map_or(1, usize::from);
+        assert_eq!(max_threads(), (2 * processors).min(1024));
+        assert!(max_hash_mb() >= SearchOptions::default().hash_mb);
+        if let Some(bytes) = memory_total_bytes() {
+            assert!(max_hash_mb() as u64 <= (bytes >> 20).max(64));
+        }
+        let mut engine = Engine::default();
+        assert!(engine
+            .set_option("Threads", &max_threads().to_string())
+            .is_ok());
+        assert!(engine
+            .set_option("Threads", &(max_threads() + 1).to_string())
+            .is_err());
+        assert!(engine
+            .set_option("Hash", &(max_hash_mb() + 1).to_string())
+            .is_err());
+        assert_eq!(engine.options().threads, max_threads());
+        let spec = |name: &str| {
+            option_specs()
+                .into_iter()
+                .find(|spec| spec.name == name)
+                .map(|spec| spec.kind)
+        };
+        assert!(
+            matches!(spec("Threads"), Some(OptionKind::Spin { max, .. }) if max == max_threads() as i64)
+        );
+        assert!(
+            matches!(spec("Hash"), Some(OptionKind::Spin { max, .. }) if max == max_hash_mb() as i64)
+        );
     }
 
     #[test]

@@ -1,13 +1,17 @@
 //! The `supernova` binary: command-line front end. Only this layer turns
 //! errors into exit codes.
 
+use std::io::Write;
+use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-
-use clap::{ArgAction, CommandFactory, Parser, Subcommand};
 use std::time::Duration;
+
+use clap::builder::RangedU64ValueParser;
+use clap::{ArgAction, CommandFactory, Parser, Subcommand};
+use supernova::engine::{option_specs, OptionKind};
 use supernova::notation::{cli, hwpn, Board};
-use supernova::protocol::{self, Misbehave};
+use supernova::protocol;
 use supernova::record::{GameRecord, Verdict};
 use supernova::rules::{Player, Rules};
 use supernova::search::{PlayerKind, SearchLimits, SearchOptions};
@@ -21,13 +25,17 @@ const EXIT_ILLEGAL: u8 = 1;
 /// Exit status for bad usage, unreadable files and other errors.
 const EXIT_ERROR: u8 = 2;
 
-/// What `run` reports besides success: a failure message, or a verdict that
-/// only needs a distinct exit status.
+/// What `run` reports besides success: a failure message, a verdict that
+/// only needs a distinct exit status, or a failed write to stdout.
 enum Failure {
     /// Bad usage or unreadable input: print the message, exit with EXIT_ERROR.
     Error(String),
     /// Some replayed games have illegal turns (already reported).
     IllegalGames,
+    /// Writing the output failed. A reader that went away early (`| head`)
+    /// is not an error, as in other command-line tools: the program stops
+    /// quietly with success.
+    Output(std::io::Error),
 }
 
 impl From<String> for Failure {
@@ -35,6 +43,35 @@ impl From<String> for Failure {
         Failure::Error(message)
     }
 }
+
+impl From<std::io::Error> for Failure {
+    fn from(error: std::io::Error) -> Failure {
+        Failure::Output(error)
+    }
+}
+
+/// The range of a whole-number engine option (`Threads`, `Hash`,
+/// `MultiPV`), so that a flag and the option accept the same values.
+fn option_range(name: &str) -> RangeInclusive<u64> {
+    option_specs()
+        .iter()
+        .find_map(|spec| match spec.kind {
+            OptionKind::Spin { min, max, .. } if spec.name == name => {
+                Some(min.max(0) as u64..=max.max(0) as u64)
+            }
+            _ => None,
+        })
+        .unwrap_or(1..=1)
+}
+
+/// A parser for a flag that sets the engine option `name`: out-of-range
+/// values are refused with the flag's name and the range.
+fn option_flag(name: &str) -> RangedU64ValueParser<usize> {
+    RangedU64ValueParser::<usize>::new().range(option_range(name))
+}
+
+/// The most games `match` plays at once.
+const MAX_CONCURRENCY: u64 = 1024;
 
 /// Supernova, a Binary Homeworlds engine.
 #[derive(Parser)]
@@ -47,16 +84,18 @@ struct Arguments {
 #[derive(Subcommand)]
 enum Command {
     /// Run the text protocol (protocol.md) on stdin and stdout; the default.
-    Engine {
-        /// Misbehave on `go`, for testing match runners: crash, hang, illegal or garbage.
-        #[arg(long, hide = true)]
-        misbehave: Option<Misbehave>,
-    },
+    Engine,
     /// Play two engines against each other (like cutechess-cli).
     ///
     /// Each --engine takes KEY=VALUE words: cmd=PROGRAM, arg=ARG (repeatable),
     /// name=NAME, option.NAME=VALUE, movetime=MS, nodes=N, tc=SECONDS+INC.
     /// Without cmd= the engine is this program's `engine` subcommand.
+    ///
+    /// Both engines are started and checked (hwi, options, isready) before
+    /// the first game: one that cannot start or fails this handshake stops
+    /// the match with an error. An engine that crashes, hangs past its limit
+    /// and the margin, or plays an unparsable or illegal turn during a game
+    /// loses that game, and the match goes on.
     #[command(name = "match")]
     Match {
         /// An engine: KEY=VALUE words (give --engine exactly twice: A, then B).
@@ -69,7 +108,8 @@ enum Command {
         #[arg(long)]
         games: Option<usize>,
         /// Games played at once.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1,
+              value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_CONCURRENCY))]
         concurrency: usize,
         /// Openings file: HWPN positions after both setup turns, one a line (default: positions/openings.txt, built in).
         #[arg(long)]
@@ -125,7 +165,7 @@ enum Command {
         #[command(flatten)]
         search: SearchArguments,
         /// Candidate turns to list.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, value_parser = option_flag("MultiPV"))]
         multipv: usize,
     },
     /// Evaluate every turn of an SDG record: the engine's preference where it
@@ -166,11 +206,13 @@ enum Command {
         /// Iterations per position.
         #[arg(long, default_value_t = 20_000)]
         nodes: u64,
-        /// Search threads (the signature is reproducible only with 1).
-        #[arg(long, default_value_t = 1)]
+        /// Search threads (the signature is reproducible only with 1; at most
+        /// twice this machine's processors, like the `Threads` option).
+        #[arg(long, default_value_t = 1, value_parser = option_flag("Threads"))]
         threads: usize,
-        /// Tree memory per search, in megabytes.
-        #[arg(long, default_value_t = 64)]
+        /// Tree memory per search, in megabytes (at most half this machine's
+        /// memory, like the `Hash` option).
+        #[arg(long, default_value_t = 64, value_parser = option_flag("Hash"))]
         hash: usize,
         /// Positions file (HWPN per line, `#` comments) instead of the built-in list.
         #[arg(long)]
@@ -208,11 +250,13 @@ struct SearchArguments {
     /// Iterations per search (reproducible with one thread).
     #[arg(long)]
     nodes: Option<u64>,
-    /// Search threads.
-    #[arg(long, default_value_t = 1)]
+    /// Search threads (at most twice this machine's processors, like the
+    /// `Threads` option).
+    #[arg(long, default_value_t = 1, value_parser = option_flag("Threads"))]
     threads: usize,
-    /// Tree memory, in megabytes.
-    #[arg(long, default_value_t = 64)]
+    /// Tree memory, in megabytes (at most half this machine's memory, like
+    /// the `Hash` option).
+    #[arg(long, default_value_t = 64, value_parser = option_flag("Hash"))]
     hash: usize,
     /// Random seed.
     #[arg(long, default_value_t = 0)]
@@ -241,10 +285,10 @@ impl SearchArguments {
         }
         AnalysisSettings {
             options: SearchOptions {
-                threads: self.threads.max(1),
-                hash_mb: self.hash.max(1),
+                threads: self.threads,
+                hash_mb: self.hash,
                 seed: self.seed,
-                multi_pv: multi_pv.max(1),
+                multi_pv,
                 player: self.player,
                 rules: self.rules,
                 ..SearchOptions::default()
@@ -264,20 +308,20 @@ fn read_record(path: &Path) -> Result<GameRecord, String> {
 }
 
 /// Replays each file, printing one line per game and a summary line.
-fn replay(rules: &Rules, files: &[PathBuf]) -> Result<(), Failure> {
+fn replay(rules: &Rules, files: &[PathBuf], out: &mut dyn Write) -> Result<(), Failure> {
     let (mut legal, mut illegal, mut skipped) = (0usize, 0usize, 0usize);
     let mut errors = Vec::new();
     for path in files {
         let record = match read_record(path) {
             Ok(record) => record,
             Err(message) => {
-                println!("{message}");
+                writeln!(out, "{message}")?;
                 errors.push(message);
                 continue;
             }
         };
         let report = record.replay(rules);
-        println!("{}: {report}", path.display());
+        writeln!(out, "{}: {report}", path.display())?;
         match report.verdict {
             Verdict::Illegal(_) => illegal += 1,
             Verdict::Skipped(_) => skipped += 1,
@@ -285,12 +329,14 @@ fn replay(rules: &Rules, files: &[PathBuf]) -> Result<(), Failure> {
         }
     }
     if skipped > 0 {
-        println!("skipped {skipped} games");
+        writeln!(out, "skipped {skipped} games")?;
     }
-    println!(
+    writeln!(
+        out,
         "replayed {} games: {legal} legal, {illegal} illegal",
         legal + illegal
-    );
+    )?;
+    out.flush()?;
     if let Some(first) = errors.first() {
         return Err(Failure::Error(format!(
             "{} files could not be read; the first: {first}",
@@ -304,12 +350,67 @@ fn replay(rules: &Rules, files: &[PathBuf]) -> Result<(), Failure> {
 }
 
 /// Prints the position before a turn of a record.
-fn show(rules: &Rules, game: &Path, turn: u32) -> Result<(), Failure> {
+fn show(rules: &Rules, game: &Path, turn: u32, out: &mut dyn Write) -> Result<(), Failure> {
     let record = read_record(game)?;
     let board = record
         .board_before(rules, turn)
         .map_err(|error| format!("{}: {error}", game.display()))?;
-    println!("{}", hwpn::write_board(&board));
+    writeln!(out, "{}", hwpn::write_board(&board))?;
+    out.flush()?;
+    Ok(())
+}
+
+/// Runs the search benchmark and prints its report.
+fn bench(
+    nodes: u64,
+    threads: usize,
+    hash: usize,
+    file: Option<&Path>,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    use supernova::search::bench;
+    use supernova::tools::bench::{parse_positions, BENCH_POSITIONS};
+    let text = match file {
+        Some(path) => {
+            std::fs::read_to_string(path).map_err(|error| format!("{}: {error}", path.display()))?
+        }
+        None => BENCH_POSITIONS.to_string(),
+    };
+    let positions = parse_positions(&text).map_err(|error| {
+        let name = file.map_or("bench positions".to_string(), |path| {
+            path.display().to_string()
+        });
+        format!("{name}: {error}")
+    })?;
+    let options = SearchOptions {
+        threads,
+        hash_mb: hash,
+        ..bench::default_options()
+    };
+    let searched: Vec<_> = positions.iter().map(|entry| entry.position).collect();
+    let report = bench::run(&searched, nodes, &options);
+    for (index, (entry, position)) in report.entries.iter().zip(&positions).enumerate() {
+        writeln!(
+            out,
+            "position {:>2}: {:>8} nodes {:>9.0} nps  {}",
+            index + 1,
+            entry.nodes,
+            entry.nodes as f64 / entry.elapsed.as_secs_f64().max(1e-9),
+            position.source
+        )?;
+    }
+    let tree_nodes: u64 = report.entries.iter().map(|entry| entry.tree_nodes).sum();
+    let tree_bytes: u64 = report.entries.iter().map(|entry| entry.tree_bytes).sum();
+    writeln!(out, "Positions: {}", positions.len())?;
+    writeln!(out, "Nodes: {}", report.nodes)?;
+    writeln!(out, "Signature: {:016x}", report.signature)?;
+    writeln!(out, "Nodes/second: {:.0}", report.nodes_per_second())?;
+    writeln!(
+        out,
+        "Bytes/node: {:.0}",
+        tree_bytes as f64 / tree_nodes.max(1) as f64
+    )?;
+    out.flush()?;
     Ok(())
 }
 
@@ -421,17 +522,13 @@ fn start_match(arguments: MatchArguments) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The end of a tool that writes to stdout: a reader that went away early
-/// (`| head`) is not an error, as in other command-line tools.
+/// The end of a tool that writes to stdout.
 fn finish_output<T>(result: std::io::Result<T>) -> Result<(), Failure> {
-    match result {
-        Ok(_) => Ok(()),
-        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(error) => Err(Failure::Error(format!("cannot write the output: {error}"))),
-    }
+    result.map(|_| ()).map_err(Failure::Output)
 }
 
 fn run(arguments: Arguments) -> Result<(), Failure> {
+    let stdout = std::io::stdout();
     match arguments.command {
         Some(Command::Analyse {
             position,
@@ -453,11 +550,7 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
                     Subject::position(read_position(text, side)?)
                 }
             };
-            finish_output(analyse::analyse(
-                &subject,
-                &settings,
-                &mut std::io::stdout(),
-            ))
+            finish_output(analyse::analyse(&subject, &settings, &mut stdout.lock()))
         }
         Some(Command::Annotate { game, search }) => {
             let settings = search.settings(1, 200);
@@ -468,11 +561,7 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
                     game.display()
                 )));
             }
-            finish_output(analyse::annotate(
-                &record,
-                &settings,
-                &mut std::io::stdout(),
-            ))
+            finish_output(analyse::annotate(&record, &settings, &mut stdout.lock()))
         }
         Some(Command::Play {
             side,
@@ -493,11 +582,7 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
                 limits: settings.limits,
             };
             let stdin = std::io::stdin();
-            finish_output(play::play(
-                &settings,
-                &mut stdin.lock(),
-                &mut std::io::stdout(),
-            ))
+            finish_output(play::play(&settings, &mut stdin.lock(), &mut stdout.lock()))
         }
         Some(Command::Match {
             engines: _,
@@ -541,7 +626,9 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
             position,
         }) => {
             let board = read_position(&position, side)?;
-            println!("{}", board.position.count_turns(&rules));
+            let mut out = stdout.lock();
+            writeln!(out, "{}", board.position.count_turns(&rules))?;
+            out.flush()?;
             Ok(())
         }
         Some(Command::Bench {
@@ -549,56 +636,11 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
             threads,
             hash,
             file,
-        }) => {
-            use supernova::search::bench;
-            use supernova::tools::bench::{parse_positions, BENCH_POSITIONS};
-            let text = match &file {
-                Some(path) => std::fs::read_to_string(path)
-                    .map_err(|error| format!("{}: {error}", path.display()))?,
-                None => BENCH_POSITIONS.to_string(),
-            };
-            let positions = parse_positions(&text).map_err(|error| {
-                let name = file.as_ref().map_or("bench positions".to_string(), |path| {
-                    path.display().to_string()
-                });
-                format!("{name}: {error}")
-            })?;
-            let options = supernova::search::SearchOptions {
-                threads: threads.max(1),
-                hash_mb: hash.max(1),
-                ..bench::default_options()
-            };
-            let searched: Vec<_> = positions.iter().map(|entry| entry.position).collect();
-            let report = bench::run(&searched, nodes, &options);
-            for (index, (entry, position)) in report.entries.iter().zip(&positions).enumerate() {
-                println!(
-                    "position {:>2}: {:>8} nodes {:>9.0} nps  {}",
-                    index + 1,
-                    entry.nodes,
-                    entry.nodes as f64 / entry.elapsed.as_secs_f64().max(1e-9),
-                    position.source
-                );
-            }
-            let tree_nodes: u64 = report.entries.iter().map(|entry| entry.tree_nodes).sum();
-            let tree_bytes: u64 = report.entries.iter().map(|entry| entry.tree_bytes).sum();
-            println!("Positions: {}", positions.len());
-            println!("Nodes: {}", report.nodes);
-            println!("Signature: {:016x}", report.signature);
-            println!("Nodes/second: {:.0}", report.nodes_per_second());
-            println!(
-                "Bytes/node: {:.0}",
-                tree_bytes as f64 / tree_nodes.max(1) as f64
-            );
-            Ok(())
-        }
-        Some(Command::Replay { rules, files }) => replay(&rules, &files),
-        Some(Command::Show { game, turn, rules }) => show(&rules, &game, turn),
-        Some(Command::Engine { misbehave }) => {
-            protocol::run(std::io::stdin(), std::io::stdout(), misbehave);
-            Ok(())
-        }
-        None => {
-            protocol::run(std::io::stdin(), std::io::stdout(), None);
+        }) => bench(nodes, threads, hash, file.as_deref(), &mut stdout.lock()),
+        Some(Command::Replay { rules, files }) => replay(&rules, &files, &mut stdout.lock()),
+        Some(Command::Show { game, turn, rules }) => show(&rules, &game, turn, &mut stdout.lock()),
+        Some(Command::Engine) | None => {
+            protocol::run(std::io::stdin(), std::io::stdout());
             Ok(())
         }
     }
@@ -608,9 +650,17 @@ fn main() -> ExitCode {
     match run(Arguments::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Error(message)) => {
-            eprintln!("error: {message}");
+            // Nothing more can be done if stderr is closed too.
+            let _ = writeln!(std::io::stderr(), "error: {message}");
             ExitCode::from(EXIT_ERROR)
         }
         Err(Failure::IllegalGames) => ExitCode::from(EXIT_ILLEGAL),
+        Err(Failure::Output(error)) if error.kind() == std::io::ErrorKind::BrokenPipe => {
+            ExitCode::SUCCESS
+        }
+        Err(Failure::Output(error)) => {
+            let _ = writeln!(std::io::stderr(), "error: cannot write the output: {error}");
+            ExitCode::from(EXIT_ERROR)
+        }
     }
 }

@@ -1,5 +1,6 @@
-//! `supernova match` end to end: broken engines lose with the right reason,
-//! and a short real match writes transcripts that `supernova replay` accepts.
+//! `supernova match` end to end: a short real match writes transcripts that
+//! `supernova replay` accepts, draws are recorded, and bad arguments are
+//! errors. Broken engines are in tests/broken_engines.
 
 mod common;
 
@@ -16,111 +17,6 @@ fn scratch(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&directory);
     std::fs::create_dir_all(&directory).unwrap();
     directory
-}
-
-/// Plays two games of a misbehaving engine against the greedy player (which
-/// answers at once and never eliminates itself) and
-/// returns the runner's output, after checking that the broken engine lost
-/// both (once in each seat).
-fn broken_match(mode: &str, limits: &[&str]) -> String {
-    let mut arguments = vec![
-        "match",
-        "--engine",
-        "name=broken",
-        "arg=--misbehave",
-        "arg=MODE",
-        "--engine",
-        "name=good",
-        "option.Player=greedy",
-        "--games",
-        "2",
-        "--margin",
-        "300",
-    ];
-    arguments[4] = match mode {
-        "crash" => "arg=crash",
-        "hang" => "arg=hang",
-        "illegal" => "arg=illegal",
-        _ => "arg=garbage",
-    };
-    arguments.extend_from_slice(limits);
-    let output = supernova(&arguments);
-    let out = text(&output);
-    assert!(
-        output.status.success(),
-        "{out}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(out.contains("Score of broken vs good: 0 - 2 - 0"), "{out}");
-    assert!(out.contains("Forfeits: 2 games"), "{out}");
-    let finished: Vec<&str> = out
-        .lines()
-        .filter(|line| line.starts_with("Finished game"))
-        .collect();
-    assert_eq!(finished.len(), 2, "{out}");
-    assert!(
-        finished[0..2]
-            .iter()
-            .any(|line| line.contains("(broken vs good): 0-1 {broken ")),
-        "{out}"
-    );
-    assert!(
-        finished[0..2]
-            .iter()
-            .any(|line| line.contains("(good vs broken): 1-0 {broken ")),
-        "{out}"
-    );
-    out
-}
-
-#[test]
-fn a_crashing_engine_loses() {
-    let out = broken_match("crash", &["--movetime", "50"]);
-    assert_eq!(out.matches("{broken crashed (").count(), 2, "{out}");
-}
-
-#[test]
-fn a_hanging_engine_loses() {
-    let out = broken_match("hang", &["--movetime", "50"]);
-    assert_eq!(
-        out.matches("{broken hung: no bestmove within 350 ms}")
-            .count(),
-        2,
-        "{out}"
-    );
-}
-
-#[test]
-fn a_hanging_engine_on_a_clock_loses_on_time() {
-    let out = broken_match("hang", &["--tc", "0.2+0.01"]);
-    assert_eq!(
-        out.matches("{broken lost on time: no bestmove within")
-            .count(),
-        2,
-        "{out}"
-    );
-}
-
-#[test]
-fn an_illegal_turn_loses() {
-    let out = broken_match("illegal", &["--nodes", "100"]);
-    assert_eq!(
-        out.matches("{broken played an illegal turn 'build.")
-            .count(),
-        2,
-        "{out}"
-    );
-}
-
-#[test]
-fn a_garbage_answer_loses() {
-    let out = broken_match("garbage", &["--nodes", "100"]);
-    assert_eq!(
-        out.matches("{broken sent an unparsable turn '@@##!!'")
-            .count(),
-        2,
-        "{out}"
-    );
 }
 
 #[test]
@@ -225,7 +121,7 @@ fn replay_directory(directory: &std::path::Path) -> String {
 }
 
 #[test]
-fn records_carry_draws_and_forfeits_to_replay() {
+fn records_carry_draws_to_replay() {
     // Two greedy players pass back and forth: a draw by repetition, which
     // the record's variants let replay judge on the board.
     let directory = scratch("draws");
@@ -261,35 +157,6 @@ fn records_carry_draws_and_forfeits_to_replay() {
     assert!(
         replayed.contains(
             "game-0001.sdg: draw by repetition (record: Winner none, result 1/2-1/2 repetition)"
-        ),
-        "{replayed}"
-    );
-    let _ = std::fs::remove_dir_all(&directory);
-
-    // A forfeit is not a result on the board: replay says so and reports
-    // the record's result and its reason.
-    let directory = scratch("forfeits");
-    let output = supernova(&[
-        "match",
-        "--engine",
-        "name=broken",
-        "arg=--misbehave",
-        "arg=illegal",
-        "--engine",
-        "name=good",
-        "option.Player=greedy",
-        "--games",
-        "1",
-        "--nodes",
-        "10",
-        "--pgnout",
-        directory.to_str().unwrap(),
-    ]);
-    assert!(output.status.success(), "{}", text(&output));
-    let replayed = replay_directory(&directory);
-    assert!(
-        replayed.contains(
-            "game-0001.sdg: unfinished (record: Winner good, result 0-1 forfeit: broken played an illegal turn 'build."
         ),
         "{replayed}"
     );
@@ -348,6 +215,15 @@ fn bad_match_arguments_are_errors() {
         "--movetime",
         "50",
     ]);
+    // An engine that cannot start stops the match before its first game,
+    // as in cutechess-cli, with an error that says so.
     assert_eq!(output.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("could not start"));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(
+            "error: the first engine failed its handshake: could not start: /nonexistent/engine: "
+        ) && stderr.trim_end().ends_with("; no game was played"),
+        "{stderr}"
+    );
+    assert!(text(&output).is_empty(), "{}", text(&output));
 }

@@ -3,9 +3,9 @@
 //!
 //! Golden transcripts live in tests/golden: `NAME.in` holds the commands
 //! (lines starting with `#` are comments) and `NAME.out` the expected
-//! transcript, with times and speeds replaced by `T` and `N` and only the
-//! final `info` block of each search kept (progress lines depend on the
-//! clock). After an intended change, regenerate them with
+//! transcript, with times and speeds replaced by `T` and `N`, the machine's
+//! `Threads` and `Hash` bounds by `THREADS` and `HASH`, and only the final
+//! `info` block of each search kept (progress lines depend on the clock). After an intended change, regenerate them with
 //! `SUPERNOVA_BLESS=1 cargo test --release --test protocol` and review the diff.
 
 use std::io::{BufRead, BufReader, Write};
@@ -14,6 +14,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
+use supernova::engine::{max_hash_mb, max_threads};
 use supernova::protocol::command::{self, Command as ProtocolCommand};
 use supernova::search::TUNABLES;
 
@@ -143,7 +144,27 @@ fn normalise(lines: Vec<String>) -> Vec<String> {
         .map(|(_, line)| line)
         .filter(|line| !(line.starts_with("option name ") && line.contains(" type float ")))
         .map(|line| blank_number(&blank_number(&line, "time", "T"), "nps", "N"))
+        .map(|line| blank_machine_bounds(&line))
         .collect()
+}
+
+/// Replaces the machine's `Threads` and `Hash` bounds (which follow its
+/// processors and memory) by `THREADS` and `HASH`.
+fn blank_machine_bounds(line: &str) -> String {
+    let bounds = [
+        ("Threads", max_threads(), "THREADS"),
+        ("Hash", max_hash_mb(), "HASH"),
+    ];
+    for (option, bound, placeholder) in bounds {
+        let listed = format!("option name {option} type spin ");
+        let refused = format!("info string error: option {option}: ");
+        if line.starts_with(&listed) || line.starts_with(&refused) {
+            return line
+                .replace(&format!(" max {bound}"), &format!(" max {placeholder}"))
+                .replace(&format!(" to {bound}"), &format!(" to {placeholder}"));
+        }
+    }
+    line.to_string()
 }
 
 /// Runs a golden input and returns the normalised transcript.
@@ -538,4 +559,61 @@ fn the_default_command_runs_the_protocol() {
     assert!(output.status.success());
     assert!(text.starts_with("readyok\n"), "{text}");
     assert_eq!(text.matches("bestmove home.").count(), 1, "{text}");
+}
+
+/// The controller's half of the protocol reads every line the engine
+/// writes in a handshake and a search as a typed reply.
+#[test]
+fn the_client_half_reads_every_engine_reply() {
+    use supernova::engine::option_specs;
+    use supernova::protocol::client::EngineProcess;
+    use supernova::protocol::reply::Reply;
+    use supernova::protocol::ENGINE_NAME;
+    use supernova::search::SearchLimits;
+
+    let mut engine =
+        EngineProcess::spawn(env!("CARGO_BIN_EXE_supernova"), &["engine".to_string()]).unwrap();
+    let identity = engine.identify(REPLY_LIMIT).unwrap();
+    assert_eq!(identity.name.as_deref(), Some(ENGINE_NAME));
+    assert_eq!(identity.options.len(), option_specs().len());
+    let setup = ["home.r1.b3.g3", "home.y2.b1.g3"].map(str::to_string);
+    for multi_pv in ["1", "3"] {
+        engine
+            .send(&ProtocolCommand::SetOption {
+                name: "MultiPV".to_string(),
+                value: multi_pv.to_string(),
+            })
+            .unwrap();
+        engine
+            .send(&ProtocolCommand::Position {
+                base: Box::default(),
+                turns: setup.to_vec(),
+            })
+            .unwrap();
+        engine
+            .send(&ProtocolCommand::Go(SearchLimits::nodes(300)))
+            .unwrap();
+        let (mut infos, mut strings) = (0, 0);
+        let best = engine
+            .wait_for(REPLY_LIMIT, |reply| match reply {
+                Ok(Reply::Info(info)) => {
+                    assert!(info.nodes.is_some() && !info.pv.is_empty(), "{info}");
+                    infos += 1;
+                    None
+                }
+                Ok(Reply::InfoString(_)) => {
+                    strings += 1;
+                    None
+                }
+                Ok(Reply::BestMove(turn)) => Some(turn),
+                Ok(other) => panic!("unexpected during a search: {other}"),
+                Err(error) => panic!("a reply that does not read: {error}"),
+            })
+            .unwrap();
+        assert!(best.is_some_and(|turn| !turn.is_empty()));
+        assert!(infos >= 1 && strings == 1, "{infos} {strings}");
+    }
+    engine.synchronise(REPLY_LIMIT).unwrap();
+    assert!(engine.errors.is_empty(), "{:?}", engine.errors);
+    engine.quit();
 }

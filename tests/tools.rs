@@ -309,3 +309,140 @@ fn the_readme_quick_start_works() {
     );
     assert!(outputs[1].contains("Elo difference: "), "{}", outputs[1]);
 }
+
+/// Runs the binary with its stdout closed before it writes anything (as
+/// `| head` closes it early) and returns its exit status and stderr.
+fn with_closed_output(arguments: &[&str], input: &str) -> (std::process::ExitStatus, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_supernova"))
+        .args(arguments)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let mut stdin = child.stdin.take().unwrap();
+    // The program may exit before reading it all.
+    let _ = stdin.write_all(input.as_bytes());
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    (
+        output.status,
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// `supernova replay ... | head -1` and `supernova bench | head -5` panicked
+/// (exit 101, "failed printing to stdout"); every subcommand ends quietly
+/// with success when its reader goes away.
+#[test]
+fn every_subcommand_ends_quietly_when_its_output_is_closed() {
+    let record = golden("blunders.sdg");
+    let record = record.to_str().unwrap();
+    let many: Vec<&str> = std::iter::once("replay")
+        .chain(std::iter::repeat_n(record, 200))
+        .collect();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (many, ""),
+        (vec!["show", "--game", record, "--turn", "3"], ""),
+        (vec!["count"], ""),
+        (vec!["bench", "--nodes", "20"], ""),
+        (vec!["analyse", "--nodes", "50"], ""),
+        (vec!["annotate", record, "--nodes", "20"], ""),
+        (vec!["play", "--nodes", "20"], "pass\nquit\n"),
+        (
+            vec![
+                "match",
+                "--each",
+                "option.Player=random",
+                "--engine",
+                "name=a",
+                "--engine",
+                "name=b",
+                "--games",
+                "2",
+                "--nodes",
+                "10",
+                "--max-turns",
+                "10",
+            ],
+            "",
+        ),
+        (
+            vec!["engine"],
+            "hwi\nisready\nposition startpos\ngo nodes 10\n",
+        ),
+        (vec![], "hwi\nisready\n"),
+        (vec!["--help"], ""),
+        (vec!["match", "--help"], ""),
+        (vec!["--version"], ""),
+    ];
+    for (arguments, input) in cases {
+        let (status, stderr) = with_closed_output(&arguments, input);
+        assert!(
+            status.success() && stderr.is_empty(),
+            "{arguments:?}: {status}\n{stderr}"
+        );
+    }
+}
+
+/// `--threads 0`, `--hash 0` and `--multipv 0` were accepted silently; a
+/// range error names the flag and the range, as the engine's options do.
+#[test]
+fn flags_out_of_range_are_refused_with_the_range() {
+    use supernova::engine::{max_hash_mb, max_threads};
+    let threads = format!("1..={}", max_threads());
+    let hash = format!("1..={}", max_hash_mb());
+    let too_many_threads = (max_threads() + 1).to_string();
+    let too_much_hash = (max_hash_mb() + 1).to_string();
+    let record = golden("blunders.sdg");
+    let record = record.to_str().unwrap();
+    let cases: Vec<(Vec<&str>, &str, &str)> = vec![
+        (vec!["analyse", "--threads", "0"], "--threads", &threads),
+        (
+            vec!["analyse", "--threads", &too_many_threads],
+            "--threads",
+            &threads,
+        ),
+        (vec!["analyse", "--hash", "0"], "--hash", &hash),
+        (vec!["analyse", "--hash", &too_much_hash], "--hash", &hash),
+        (vec!["analyse", "--multipv", "0"], "--multipv", "1..=256"),
+        (vec!["play", "--threads", "0"], "--threads", &threads),
+        (vec!["annotate", record, "--hash", "0"], "--hash", &hash),
+        (vec!["bench", "--threads", "0"], "--threads", &threads),
+        (vec!["bench", "--hash", "0"], "--hash", &hash),
+        (
+            vec!["match", "--engine", "name=a", "--concurrency", "0"],
+            "--concurrency",
+            "1..=1024",
+        ),
+    ];
+    for (arguments, flag, range) in cases {
+        let output = supernova(&arguments);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{arguments:?}: {stderr}");
+        assert!(
+            stderr.contains(flag) && stderr.contains(range),
+            "{arguments:?}: {stderr}"
+        );
+        assert!(text(&output).is_empty(), "{arguments:?}");
+    }
+}
+
+/// Under CI a missing `../shared` is an error, not a skip that passes.
+#[test]
+fn a_missing_shared_folder_fails_under_ci() {
+    let root = std::env::temp_dir().join("supernova-no-such-shared-folder");
+    assert_eq!(common::shared_in(&root, "sdg", "probe", false), None);
+    let required = std::panic::catch_unwind(|| common::shared_in(&root, "sdg", "probe", true));
+    let message = *required
+        .expect_err("a missing folder must fail under CI")
+        .downcast::<String>()
+        .unwrap();
+    assert!(message.contains("CI=true requires it"), "{message}");
+    let repository = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    assert_eq!(
+        common::shared_in(&repository, "tests", "probe", true),
+        Some(repository.join("tests"))
+    );
+}

@@ -1,4 +1,8 @@
-//! Reading one protocol line into a [`Command`], with no side effects.
+//! The controller's commands as one type, [`Command`], in both directions:
+//! [`parse`] reads a line into one, with no side effects, and its `Display`
+//! writes one, so the controller's side ([`super::client`], the match
+//! runner) builds its lines from the same type the engine reads
+//! (`parse(&command.to_string()) == Ok(command)`).
 //!
 //! Parsing is separate from acting so that a bad line is rejected whole
 //! before anything changes: the session only acts on a fully parsed command,
@@ -8,6 +12,7 @@
 use std::fmt;
 use std::time::Duration;
 
+use super::words::{self, LineError, Parameters};
 use crate::notation::{hwpn, Board};
 use crate::search::{Clock, SearchLimits};
 
@@ -59,31 +64,9 @@ pub enum Command {
     Count,
 }
 
-/// Why a line is not a valid command.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CommandError {
-    /// The offending word (or the whole line).
-    pub token: String,
-    /// What was expected.
-    pub expected: String,
-}
-
-impl CommandError {
-    fn new(token: impl Into<String>, expected: impl Into<String>) -> CommandError {
-        CommandError {
-            token: token.into(),
-            expected: expected.into(),
-        }
-    }
-}
-
-impl fmt::Display for CommandError {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(formatter, "'{}': {}", self.token, self.expected)
-    }
-}
-
-impl std::error::Error for CommandError {}
+/// Why a line is not a valid command: the word level's error, which quotes
+/// a bounded, escaped excerpt of the offending word.
+pub type CommandError = LineError;
 
 /// Every command word, for the "unknown command" message.
 const COMMANDS: &str =
@@ -95,7 +78,7 @@ const COMMANDS: &str =
 /// An unknown command, a missing or extra argument, or a bad value; the
 /// error names the word and what was expected.
 pub fn parse(line: &str) -> Result<Command, CommandError> {
-    let words: Vec<&str> = line.split_whitespace().collect();
+    let words = words::split(line)?;
     let Some((&first, rest)) = words.split_first() else {
         return Ok(Command::Empty);
     };
@@ -209,11 +192,10 @@ fn parse_position(rest: &[&str]) -> Result<Command, CommandError> {
                 ));
             }
             let text = base_words.join(" ");
-            hwpn::parse(&text).map_err(|error| {
-                CommandError::new(
-                    error.token.clone(),
-                    format!("bad position: {}", error.expected),
-                )
+            // The notation's error quotes an excerpt already.
+            hwpn::parse(&text).map_err(|error| CommandError {
+                token: error.token,
+                expected: format!("bad position: {}", error.expected),
             })?
         }
         _ => {
@@ -240,12 +222,16 @@ const GO_NUMBERS: [&str; 7] = [
     "movestogo",
 ];
 
+/// The longest time `go` takes: a century, so that `Duration` arithmetic
+/// cannot overflow.
+const MAX_GO_MILLIS: u64 = 100 * 365 * 24 * 3600 * 1000;
+
 fn parse_go(rest: &[&str]) -> Result<SearchLimits, CommandError> {
     let mut limits = SearchLimits::default();
     let mut times: [Option<u64>; 2] = [None, None];
     let mut increments: [Option<u64>; 2] = [None, None];
-    let mut words = rest.iter();
-    while let Some(&word) = words.next() {
+    let mut parameters = Parameters::new(rest);
+    while let Some(word) = parameters.keyword()? {
         if word == "infinite" {
             limits.infinite = true;
             continue;
@@ -258,17 +244,8 @@ fn parse_go(rest: &[&str]) -> Result<SearchLimits, CommandError> {
             };
             return Err(CommandError::new(word, expected));
         }
-        let value_text = words
-            .next()
-            .ok_or_else(|| CommandError::new(word, format!("expected a number after '{word}'")))?;
-        let value: u64 = value_text.parse().map_err(|_| {
-            CommandError::new(
-                *value_text,
-                format!("expected a whole number (milliseconds or nodes) after '{word}'"),
-            )
-        })?;
-        // Clamp times to a century so that Duration arithmetic cannot overflow.
-        let millis = value.min(100 * 365 * 24 * 3600 * 1000);
+        let value: u64 = parameters.number(word, "a whole number (milliseconds or nodes)")?;
+        let millis = value.min(MAX_GO_MILLIS);
         match word {
             "movetime" => limits.movetime = Some(Duration::from_millis(millis)),
             "nodes" => limits.nodes = Some(value),
@@ -296,6 +273,77 @@ fn parse_go(rest: &[&str]) -> Result<SearchLimits, CommandError> {
         ));
     }
     Ok(limits)
+}
+
+/// The HWPN of a `position pos` command: without names when the plain text
+/// reads back to the same names (an opening as a file writes it), else with
+/// every name.
+fn position_text(board: &Board) -> String {
+    let plain = hwpn::write(&board.position, None);
+    match hwpn::parse(&plain) {
+        Ok(read) if read == *board => plain,
+        _ => hwpn::write_board(board),
+    }
+}
+
+/// Writes the command as the controller sends it; [`parse`] reads it back
+/// to the same command. Times are written in whole milliseconds.
+impl fmt::Display for Command {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Command::Empty => Ok(()),
+            Command::Hwi => formatter.write_str("hwi"),
+            Command::IsReady => formatter.write_str("isready"),
+            Command::SetOption { name, value } if value.is_empty() => {
+                write!(formatter, "setoption name {name}")
+            }
+            Command::SetOption { name, value } => {
+                write!(formatter, "setoption name {name} value {value}")
+            }
+            Command::NewGame => formatter.write_str("newgame"),
+            Command::Position { base, turns } => {
+                if **base == Board::default() {
+                    formatter.write_str("position startpos")?;
+                } else {
+                    write!(formatter, "position pos {}", position_text(base))?;
+                }
+                if !turns.is_empty() {
+                    write!(formatter, " moves {}", turns.join(" "))?;
+                }
+                Ok(())
+            }
+            Command::Go(limits) => {
+                formatter.write_str("go")?;
+                if let Some(movetime) = limits.movetime {
+                    write!(formatter, " movetime {}", movetime.as_millis())?;
+                }
+                if let Some(nodes) = limits.nodes {
+                    write!(formatter, " nodes {nodes}")?;
+                }
+                if let Some(clock) = &limits.clock {
+                    for (index, time) in clock.time_left.iter().enumerate() {
+                        write!(formatter, " p{index}time {}", time.as_millis())?;
+                    }
+                    for (index, increment) in clock.increment.iter().enumerate() {
+                        if !increment.is_zero() {
+                            write!(formatter, " p{index}inc {}", increment.as_millis())?;
+                        }
+                    }
+                }
+                if limits.infinite {
+                    formatter.write_str(" infinite")?;
+                }
+                Ok(())
+            }
+            Command::Stop => formatter.write_str("stop"),
+            Command::Quit => formatter.write_str("quit"),
+            Command::Display => formatter.write_str("d"),
+            Command::Turns { limit } if *limit == usize::MAX => formatter.write_str("turns all"),
+            Command::Turns { limit } => write!(formatter, "turns {limit}"),
+            Command::Eval => formatter.write_str("eval"),
+            Command::Count => formatter.write_str("count"),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -351,9 +399,88 @@ mod tests {
             ("setoption name", "name"),
             ("setoption name Hash value", "value"),
             ("turns many", "many"),
+            ("go nodes 5 nodes 5", "nodes"),
+            ("go infinite movetime 5 infinite", "infinite"),
+            ("go p0time 5 p1time 5 p0time 6", "p0time"),
+            ("go\u{a0}nodes 5", "go\u{a0}nodes"),
+            ("isready\u{3000}", "isready\u{3000}"),
+            ("position startpos moves pass\u{b}", "pass\\u{b}"),
         ] {
             let error = parse(line).unwrap_err();
             assert_eq!(error.token, token, "{line}: {error}");
         }
+    }
+
+    #[test]
+    fn errors_quote_bounded_escaped_excerpts() {
+        let huge = format!("go nodes {}", "9".repeat(1 << 20));
+        let error = parse(&huge).unwrap_err();
+        assert!(error.to_string().len() < 300, "{error}");
+        let error = parse("\u{1b}]0;title\u{7}").unwrap_err();
+        assert!(!error.to_string().chars().any(char::is_control), "{error}");
+    }
+
+    #[test]
+    fn written_commands_read_back() {
+        let named = hwpn::parse("Sam=r1b3:g3:/Dave=y2b1::g3/Vega=b2:g1: 1").unwrap();
+        let plain = hwpn::parse("r1b3:g3:/y2b1::g3 0").unwrap();
+        let clock = Clock {
+            time_left: [Duration::from_millis(60_000), Duration::from_millis(1)],
+            increment: [Duration::from_millis(0), Duration::from_millis(100)],
+        };
+        let commands = [
+            Command::Hwi,
+            Command::IsReady,
+            Command::SetOption {
+                name: "Move Overhead".into(),
+                value: "30".into(),
+            },
+            Command::SetOption {
+                name: "Clear Hash".into(),
+                value: String::new(),
+            },
+            Command::NewGame,
+            Command::Position {
+                base: Box::default(),
+                turns: vec![],
+            },
+            Command::Position {
+                base: Box::default(),
+                turns: vec!["home.r1.b3.g3".into(), "home.y2.b1.g3".into()],
+            },
+            Command::Position {
+                base: Box::new(named),
+                turns: vec!["pass".into()],
+            },
+            Command::Position {
+                base: Box::new(plain),
+                turns: vec![],
+            },
+            Command::Go(SearchLimits::default()),
+            Command::Go(SearchLimits::nodes(2000)),
+            Command::Go(SearchLimits {
+                movetime: Some(Duration::from_millis(250)),
+                nodes: Some(7),
+                clock: Some(clock),
+                infinite: true,
+            }),
+            Command::Stop,
+            Command::Quit,
+            Command::Display,
+            Command::Turns { limit: 5 },
+            Command::Turns { limit: usize::MAX },
+            Command::Eval,
+            Command::Count,
+        ];
+        for command in commands {
+            let line = command.to_string();
+            assert_eq!(parse(&line).unwrap(), command, "{line}");
+        }
+        let plain_line = Command::Position {
+            base: Box::new(hwpn::parse("r1b3:g3:/y2b1::g3 0").unwrap()),
+            turns: vec![],
+        }
+        .to_string();
+        assert_eq!(plain_line, "position pos r1b3:g3:/y2b1::g3 0");
     }
 }

@@ -1,5 +1,9 @@
 //! The text protocol (protocol.md): a UCI-like line protocol on any reader
-//! and writer, normally stdin and stdout.
+//! and writer, normally stdin and stdout. Both halves live here: the
+//! engine's side ([`Session`], [`run`]) and the controller's side
+//! ([`client`]), and they read and write the same types: [`command::Command`]
+//! for the controller's lines and [`reply::Reply`] for the engine's, over
+//! one word level ([`words`]) and one capped line reader ([`lines`]).
 //!
 //! Input is read on its own thread and handed to the command loop through a
 //! channel, and searches run on the engine's thread, so `isready`, `stop`
@@ -7,62 +11,36 @@
 //! written whole under a lock and flushed, because the search thread and the
 //! command loop both write. A line is parsed completely ([`command::parse`])
 //! before anything changes, so a bad line leaves the state as it was and
-//! gets one `info string error: ...` reply.
+//! gets one `info string error: ...` reply, which quotes the offending word
+//! as a bounded, escaped excerpt.
 
+pub mod client;
 pub mod command;
+pub mod lines;
+pub mod reply;
 pub mod text;
+pub mod words;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::str::FromStr;
+use std::io::{BufReader, Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
-use crate::engine::{option_specs, Engine, GoOutcome, OptionKind, PositionError, SearchEvent};
+use crate::engine::{option_specs, Engine, GoOutcome, OptionError, PositionError, SearchEvent};
+use crate::notation::error::excerpt;
 use crate::notation::turn::{format_turn, Style, TurnError};
 use crate::notation::Board;
 use crate::rules::{Action, GameResult, GameStatus, History, MidTurn, PlayError, Rules};
 use crate::search::{SearchLimits, SearchOptions};
 use command::Command;
+pub use lines::MAX_LINE_BYTES;
+use lines::{read_line, skip_line, LineRead};
+use reply::{IdField, OptionLine, Reply};
 
 /// The engine's name as `hwi` reports it.
 pub const ENGINE_NAME: &str = concat!("Supernova ", env!("CARGO_PKG_VERSION"));
 /// The engine's author as `hwi` reports it.
 pub const ENGINE_AUTHOR: &str = "the Supernova developers";
-/// Input lines longer than this are rejected unread: no command needs more
-/// than a few kilobytes, and a runaway line must not grow memory without end.
-pub const MAX_LINE_BYTES: usize = 1 << 20;
-
-/// Deliberate misbehaviour, for testing the match runner's refereeing. A
-/// hidden command-line flag (`supernova engine --misbehave MODE`) selects it;
-/// until the first `go` the engine behaves normally.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Misbehave {
-    /// Exit at once with status 101 on `go`, as a panicking program does.
-    Crash,
-    /// Never answer `go`, and ignore every later line except end of input.
-    Hang,
-    /// Answer `go` with a turn that parses but is illegal.
-    Illegal,
-    /// Answer `go` with lines of junk and an unparsable `bestmove`.
-    Garbage,
-}
-
-impl FromStr for Misbehave {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Misbehave, String> {
-        match text {
-            "crash" => Ok(Misbehave::Crash),
-            "hang" => Ok(Misbehave::Hang),
-            "illegal" => Ok(Misbehave::Illegal),
-            "garbage" => Ok(Misbehave::Garbage),
-            _ => Err(format!(
-                "unknown mode '{text}': expected crash, hang, illegal or garbage"
-            )),
-        }
-    }
-}
 
 /// Where output lines go: shared by the command loop and the search thread.
 #[derive(Clone)]
@@ -118,7 +96,8 @@ pub enum Flow {
 }
 
 /// Why the turns of a `position` command cannot be played; each names the
-/// turn by its 1-based index and its text.
+/// turn by its 1-based index and its text (shown as a bounded, escaped
+/// excerpt).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GameTextError {
     /// The start position is in the middle of a turn.
@@ -148,6 +127,7 @@ impl std::fmt::Display for GameTextError {
         match self {
             GameTextError::MidTurn => write!(formatter, "{MidTurn}"),
             GameTextError::Turn { index, text, error } => {
+                let text = excerpt(text);
                 write!(formatter, "turn {index} '{text}' cannot be played: {error}")
             }
             GameTextError::AfterGameOver {
@@ -156,7 +136,8 @@ impl std::fmt::Display for GameTextError {
                 result,
             } => write!(
                 formatter,
-                "turn {index} '{text}' comes after the end of the game ({} {})",
+                "turn {index} '{}' comes after the end of the game ({} {})",
+                excerpt(text),
                 result.score(),
                 result.reason.word()
             ),
@@ -253,19 +234,15 @@ pub struct Session {
     /// `position` command that set it.
     board: Board,
     output: Output,
-    misbehave: Option<Misbehave>,
-    hung: bool,
 }
 
 impl Session {
     /// A session with default options writing to `output`.
-    pub fn new(output: Output, misbehave: Option<Misbehave>) -> Session {
+    pub fn new(output: Output) -> Session {
         Session {
             engine: Engine::new(SearchOptions::default()),
             board: Board::default(),
             output,
-            misbehave,
-            hung: false,
         }
     }
 
@@ -274,15 +251,22 @@ impl Session {
         &self.engine
     }
 
+    /// The engine's position with the names of the `position` command that
+    /// set it, for inspection by tests and tools.
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+
+    fn reply(&self, reply: Reply) {
+        self.output.line(&reply.to_string());
+    }
+
     fn error(&self, message: impl std::fmt::Display) {
-        self.output.line(&format!("info string error: {message}"));
+        self.reply(Reply::error(message));
     }
 
     /// Handles one input line.
     pub fn handle(&mut self, line: &str) -> Flow {
-        if self.hung {
-            return Flow::Continue;
-        }
         let command = match command::parse(line) {
             Ok(command) => command,
             Err(error) => {
@@ -293,10 +277,10 @@ impl Session {
         match command {
             Command::Empty => {}
             Command::Hwi => self.hwi(),
-            Command::IsReady => self.output.line("readyok"),
+            Command::IsReady => self.reply(Reply::ReadyOk),
             Command::SetOption { name, value } => {
                 if let Err(error) = self.engine.set_option(&name, &value) {
-                    self.error(error);
+                    self.error(quoted(error));
                 }
             }
             Command::NewGame => match self.engine.new_game() {
@@ -331,9 +315,6 @@ impl Session {
     /// End of input: an infinite search is stopped, a limited one finishes;
     /// either way its `bestmove` is written before this returns.
     pub fn finish(&mut self) {
-        if self.hung {
-            return;
-        }
         if self.engine.is_searching_infinitely() {
             self.engine.stop();
         }
@@ -341,28 +322,23 @@ impl Session {
     }
 
     fn hwi(&self) {
-        let mut lines = vec![
-            format!("id name {ENGINE_NAME}"),
-            format!("id author {ENGINE_AUTHOR}"),
+        let mut replies = vec![
+            Reply::Id {
+                field: IdField::Name,
+                value: ENGINE_NAME.to_string(),
+            },
+            Reply::Id {
+                field: IdField::Author,
+                value: ENGINE_AUTHOR.to_string(),
+            },
         ];
-        for spec in option_specs() {
-            let kind = match spec.kind {
-                OptionKind::Spin { default, min, max } => {
-                    format!("type spin default {default} min {min} max {max}")
-                }
-                OptionKind::Float { default, min, max } => {
-                    format!("type float default {default} min {min} max {max}")
-                }
-                OptionKind::Combo { default, values } => {
-                    let vars: Vec<String> =
-                        values.iter().map(|value| format!("var {value}")).collect();
-                    format!("type combo default {default} {}", vars.join(" "))
-                }
-                OptionKind::Text { default } => format!("type string default {default}"),
-            };
-            lines.push(format!("option name {} {kind}", spec.name));
-        }
-        lines.push("hwiok".to_string());
+        replies.extend(
+            option_specs()
+                .iter()
+                .map(|spec| Reply::Option(OptionLine::from(spec))),
+        );
+        replies.push(Reply::HwiOk);
+        let lines: Vec<String> = replies.iter().map(Reply::to_string).collect();
         self.output.lines(&lines);
     }
 
@@ -388,57 +364,43 @@ impl Session {
     }
 
     fn go(&mut self, limits: SearchLimits) {
-        if let Some(mode) = self.misbehave {
-            self.misbehave_on_go(mode);
-            return;
-        }
         let board = self.board.clone();
         let rules = self.engine.rules();
         let output = self.output.clone();
         let listener = Box::new(move |event: SearchEvent<'_>| match event {
-            SearchEvent::Info(info) => output.lines(&text::info_lines(&board, &rules, info)),
-            SearchEvent::Finished(outcome) => match outcome {
-                GoOutcome::Turn { result } => {
-                    let token = format_turn(&board, &rules, &result.best_turn, Style::Token);
-                    output.line(&format!(
-                        "info string decision {}",
-                        text::decision_word(result.decision)
-                    ));
-                    output.line(&format!("bestmove {token}"));
+            SearchEvent::Info(info) => {
+                let lines: Vec<String> = text::search_infos(&board, &rules, info)
+                    .into_iter()
+                    .map(|info| Reply::Info(info).to_string())
+                    .collect();
+                output.lines(&lines);
+            }
+            SearchEvent::Finished(outcome) => {
+                let replies = match outcome {
+                    GoOutcome::Turn { result } => [
+                        Reply::InfoString(format!(
+                            "decision {}",
+                            text::decision_word(result.decision)
+                        )),
+                        Reply::BestMove(Some(format_turn(
+                            &board,
+                            &rules,
+                            &result.best_turn,
+                            Style::Token,
+                        ))),
+                    ],
+                    GoOutcome::GameOver { result, .. } => [
+                        Reply::InfoString(text::result_string(result)),
+                        Reply::BestMove(None),
+                    ],
+                };
+                for reply in replies {
+                    output.line(&reply.to_string());
                 }
-                GoOutcome::GameOver { result, .. } => {
-                    output.line(&text::result_line(result));
-                    output.line("bestmove (none)");
-                }
-            },
+            }
         });
         if let Err(error) = self.engine.go(limits, listener) {
             self.error(error);
-        }
-    }
-
-    fn misbehave_on_go(&mut self, mode: Misbehave) {
-        match mode {
-            Misbehave::Crash => {
-                // Exit as a panicking Rust program does (status 101), without
-                // the core dump an abort could leave behind.
-                self.output.line("info string misbehaving: crash");
-                std::process::exit(101);
-            }
-            Misbehave::Hang => self.hung = true,
-            Misbehave::Illegal => {
-                let token = illegal_token(&self.board, &self.engine.rules());
-                self.output.line("info depth 0 nodes 0 time 0");
-                self.output.line(&format!("bestmove {token}"));
-            }
-            Misbehave::Garbage => {
-                self.output.lines(&[
-                    "\u{1b}[31m*** garbage ***",
-                    "bestmov e",
-                    "info nonsense 12 ~~",
-                    "bestmove @@##!!",
-                ]);
-            }
         }
     }
 
@@ -483,22 +445,27 @@ impl Session {
     }
 }
 
-/// A turn that parses and names live systems but breaks the rules here: a
-/// build of some piece in some system that the rules reject.
-pub fn illegal_token(board: &Board, rules: &Rules) -> String {
-    for slot in board.position.occupied_slots() {
-        for piece in crate::rules::Piece::ALL {
-            let token = format!("build.{piece}.{}", board.name(slot));
-            if board.clone().play_turn_text(rules, &token).is_err() {
-                return token;
-            }
-        }
+/// The option error with its name and value as bounded, escaped excerpts.
+fn quoted(error: OptionError) -> OptionError {
+    match error {
+        OptionError::UnknownName(name) => OptionError::UnknownName(excerpt(&name)),
+        OptionError::BadValue {
+            name,
+            value,
+            expected,
+        } => OptionError::BadValue {
+            name: excerpt(&name),
+            value: excerpt(&value),
+            expected,
+        },
+        OptionError::Busy => OptionError::Busy,
     }
-    "capture.g3.Nowhere".to_string()
 }
 
-/// Reads lines (bytes up to `\n`, invalid UTF-8 replaced) on a thread of
-/// its own and sends them down a channel; the channel closes at end of input.
+/// Reads lines (at most [`MAX_LINE_BYTES`] each, invalid UTF-8 replaced)
+/// on a thread of its own and sends them down a channel; the channel closes
+/// at end of input. A longer line is skipped without being kept, and
+/// reported as an error in its place.
 fn spawn_reader(input: impl Read + Send + 'static) -> mpsc::Receiver<Result<String, String>> {
     let (sender, receiver) = mpsc::channel();
     std::thread::Builder::new()
@@ -507,25 +474,15 @@ fn spawn_reader(input: impl Read + Send + 'static) -> mpsc::Receiver<Result<Stri
             let mut reader = BufReader::new(input);
             let mut buffer = Vec::new();
             loop {
-                buffer.clear();
-                match reader
-                    .by_ref()
-                    .take(MAX_LINE_BYTES as u64 + 1)
-                    .read_until(b'\n', &mut buffer)
-                {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {}
-                }
-                let message = if buffer.len() > MAX_LINE_BYTES && buffer.last() != Some(&b'\n') {
-                    // Skip the rest of the oversized line.
-                    let mut rest = Vec::new();
-                    let _ = reader.read_until(b'\n', &mut rest);
-                    Err(format!(
-                        "line too long: expected at most {MAX_LINE_BYTES} bytes"
-                    ))
-                } else {
-                    let text = String::from_utf8_lossy(&buffer);
-                    Ok(text.trim_end_matches(['\n', '\r']).to_string())
+                let message = match read_line(&mut reader, &mut buffer) {
+                    LineRead::Line(line) => Ok(line),
+                    LineRead::TooLong => {
+                        skip_line(&mut reader);
+                        Err(format!(
+                            "line too long: expected at most {MAX_LINE_BYTES} bytes"
+                        ))
+                    }
+                    LineRead::End => break,
                 };
                 if sender.send(message).is_err() {
                     break;
@@ -537,13 +494,9 @@ fn spawn_reader(input: impl Read + Send + 'static) -> mpsc::Receiver<Result<Stri
 }
 
 /// Runs the protocol until `quit`, end of input or a broken output.
-pub fn run(
-    input: impl Read + Send + 'static,
-    output: impl Write + Send + 'static,
-    misbehave: Option<Misbehave>,
-) {
+pub fn run(input: impl Read + Send + 'static, output: impl Write + Send + 'static) {
     let output = Output::new(output);
-    let mut session = Session::new(output.clone(), misbehave);
+    let mut session = Session::new(output.clone());
     let lines = spawn_reader(input);
     for line in lines.iter() {
         if output.is_broken() {
@@ -585,7 +538,6 @@ mod tests {
         run(
             std::io::Cursor::new(input.as_bytes().to_vec()),
             capture.clone(),
-            None,
         );
         let bytes = capture.0.lock().unwrap().clone();
         String::from_utf8(bytes).unwrap()
@@ -654,16 +606,5 @@ mod tests {
             matches!(error, GameTextError::AfterGameOver { index: 3, .. }),
             "{error}"
         );
-    }
-
-    #[test]
-    fn illegal_token_is_illegal() {
-        let board = crate::notation::hwpn::parse("r1b3:g3:/y2b1::g3 0").unwrap();
-        let token = illegal_token(&board, &Rules::STANDARD);
-        assert!(board
-            .clone()
-            .play_turn_text(&Rules::STANDARD, &token)
-            .is_err());
-        assert!(crate::notation::turn::parse_turn(&token).is_ok());
     }
 }

@@ -1,9 +1,10 @@
-//! Turning engine values into protocol text: `info` lines, principal
+//! Turning engine values into protocol text: `info` replies, principal
 //! variations as turn tokens, the `d` board display, results.
 //!
 //! These are shared by the protocol loop and the command-line tools, so that
 //! a person reading `supernova play` and a GUI reading `d` see one format.
 
+use super::reply::Info;
 use crate::notation::turn::{format_turn, Style};
 use crate::notation::{hwpn, Board};
 use crate::rules::{
@@ -67,37 +68,24 @@ pub fn decision_word(decision: Decision) -> &'static str {
     }
 }
 
-/// The `info` lines for a search state: one line, or one per candidate
+/// The `info` replies for a search state: one, or one per candidate
 /// (`multipv k`) when several candidates are reported.
-pub fn info_lines(board: &Board, rules: &Rules, info: &SearchInfo) -> Vec<String> {
-    let common = |value: f32, win_probability: f32, proof: Option<Proof>, multipv: usize| {
-        let mut line = format!(
-            "info depth {} seldepth {} multipv {} score cp {} winprob {}",
-            info.average_depth.round() as u64,
-            info.max_depth,
-            multipv,
-            centipawns(value),
-            (win_probability.clamp(0.0, 1.0) * 1000.0).round() as u64,
-        );
-        if let Some(proof) = proof {
-            line.push_str(" proof ");
-            line.push_str(proof_word(proof));
-        }
-        line.push_str(&format!(
-            " nodes {} nps {} hashfull {} time {}",
-            info.iterations,
-            info.nodes_per_second.round() as u64,
-            info.hash_full,
-            info.elapsed.as_millis()
-        ));
-        line
+pub fn search_infos(board: &Board, rules: &Rules, info: &SearchInfo) -> Vec<Info> {
+    let common = |value: f32, win_probability: f32, proof: Option<Proof>, multipv: usize| Info {
+        depth: Some(info.average_depth.round() as u64),
+        seldepth: Some(info.max_depth as u64),
+        multipv: Some(multipv as u64),
+        score_cp: Some(centipawns(value)),
+        winprob: Some((win_probability.clamp(0.0, 1.0) * 1000.0).round() as u64),
+        proof,
+        nodes: Some(info.iterations),
+        nps: Some(info.nodes_per_second.round() as u64),
+        hashfull: Some(info.hash_full as u64),
+        time: Some(info.elapsed.as_millis() as u64),
+        pv: Vec::new(),
     };
-    let with_pv = |mut line: String, turns: &[Vec<Action>]| {
-        let texts = format_line(board, rules, turns, Style::Token);
-        if !texts.is_empty() {
-            line.push_str(" pv ");
-            line.push_str(&texts.join(" "));
-        }
+    let with_pv = |mut line: Info, turns: &[Vec<Action>]| {
+        line.pv = format_line(board, rules, turns, Style::Token);
         line
     };
     let principal = if info.principal_variation.is_empty() {
@@ -128,13 +116,10 @@ pub fn info_lines(board: &Board, rules: &Rules, info: &SearchInfo) -> Vec<String
         .collect()
 }
 
-/// The line that announces a finished game: `info string result <score> <reason>`.
-pub fn result_line(result: &GameResult) -> String {
-    format!(
-        "info string result {} {}",
-        result.score(),
-        result.reason.word()
-    )
+/// The text of the `info string` that announces a finished game:
+/// `result <score> <reason>`.
+pub fn result_string(result: &GameResult) -> String {
+    format!("result {} {}", result.score(), result.reason.word())
 }
 
 /// A set of pieces as words (`g1 g3 b3`), or `-` when empty.

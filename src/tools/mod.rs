@@ -7,7 +7,6 @@
 
 pub mod analyse;
 pub mod bench;
-pub mod client;
 pub mod match_runner;
 pub mod play;
 pub mod selfplay;

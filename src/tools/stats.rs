@@ -97,12 +97,31 @@ impl Tally {
         )
     }
 
-    /// `Elo difference: X +/- Y, LOS: Z %, DrawRatio: D %`.
+    /// `Elo difference: X +/- Y, LOS: Z %, DrawRatio: D %`, with what
+    /// cutechess-cli prints where the normal approximation gives no number:
+    /// `inf` (`-inf`) for a clean sweep (every game lost), and `nan` for the
+    /// margin while every game has had the same result (the observed
+    /// variance is zero, so there is no interval) and for anything with no
+    /// games. An even score is `0.0`, never `-0.0`.
     pub fn elo_line(&self) -> String {
-        let (elo, low, high) = self.elo_interval();
-        let margin = (high - low) / 2.0;
+        let games = self.games() as f64;
+        let score = self.score();
+        let elo = if games == 0.0 {
+            f64::NAN
+        } else {
+            // Adding zero turns -0.0 (all draws) into 0.0.
+            -400.0 * (1.0 / score - 1.0).log10() + 0.0
+        };
+        let margin = if games == 0.0 || self.variance() <= 1e-12 {
+            f64::NAN
+        } else {
+            let (_, low, high) = self.elo_interval();
+            (high - low) / 2.0
+        };
         let number = |value: f64| {
-            if value.is_finite() {
+            if value.is_nan() {
+                "nan".to_string()
+            } else if value.is_finite() {
                 format!("{value:.1}")
             } else if value > 0.0 {
                 "inf".to_string()
@@ -305,6 +324,36 @@ mod tests {
         );
         assert!(tally.los() > 0.8 && tally.los() < 0.9);
         assert!((erf(1.0) - 0.842_700_79).abs() < 1e-6);
+    }
+
+    #[test]
+    fn elo_lines_without_an_estimate_say_so() {
+        let line = |wins, losses, draws| {
+            Tally {
+                wins,
+                losses,
+                draws,
+            }
+            .elo_line()
+        };
+        assert_eq!(
+            line(6, 0, 0),
+            "Elo difference: inf +/- nan, LOS: 99.3 %, DrawRatio: 0.0 %"
+        );
+        assert!(
+            line(0, 3, 0).starts_with("Elo difference: -inf +/- nan, "),
+            "{}",
+            line(0, 3, 0)
+        );
+        assert_eq!(
+            line(0, 0, 4),
+            "Elo difference: 0.0 +/- nan, LOS: 50.0 %, DrawRatio: 100.0 %"
+        );
+        assert!(line(0, 0, 0).starts_with("Elo difference: nan +/- nan, "));
+        // An even score with varied results has a real interval.
+        let even = line(2, 2, 2);
+        assert!(even.starts_with("Elo difference: 0.0 +/- "), "{even}");
+        assert!(!even.contains("nan") && !even.contains("-0.0"), "{even}");
     }
 
     #[test]

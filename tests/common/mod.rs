@@ -1,19 +1,36 @@
-//! Helpers shared by the integration tests: where the shared data lives, and
-//! how to skip a test with a printed notice when it is absent.
+//! Helpers shared by the integration tests: where the shared data lives
+//! (a missing folder is a visible skip, or an error under CI), and how to
+//! run the binary.
 
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+/// Whether the tests run under CI (`CI=true`, as CI services set it).
+pub fn under_ci() -> bool {
+    std::env::var("CI").is_ok_and(|value| value == "true")
+}
 
 /// `../shared/<relative>` next to the repository, if it exists. When it does
 /// not, prints a notice naming the test and returns `None`, so the test is
-/// skipped visibly rather than silently passing.
+/// skipped visibly rather than silently passing; under CI ([`under_ci`]) it
+/// panics instead, so that a broken CI layout cannot pass while the tests
+/// that need the data check nothing.
 pub fn shared(relative: &str, test: &str) -> Option<PathBuf> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared")
-        .join(relative);
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    shared_in(&root, relative, test, under_ci())
+}
+
+/// [`shared`] under `root`, with `required` in place of [`under_ci`].
+pub fn shared_in(root: &Path, relative: &str, test: &str, required: bool) -> Option<PathBuf> {
+    let path = root.join(relative);
     if path.exists() {
         Some(path)
+    } else if required {
+        panic!(
+            "{test}: {} is absent, and CI=true requires it (the test would check nothing)",
+            path.display()
+        );
     } else {
         eprintln!("SKIPPED {test}: {} is absent", path.display());
         None

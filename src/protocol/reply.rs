@@ -1,0 +1,639 @@
+//! The engine's replies as one type, [`Reply`], in both directions: the
+//! session writes every `id`, `option`, `hwiok`, `readyok`, `info` and
+//! `bestmove` line through its `Display`, and the controller's side
+//! ([`super::client`], the match runner) reads them back with [`parse`]
+//! (`parse(&reply.to_string()) == Ok(reply)`), with the same word rules as
+//! the engine's command reader ([`super::words`]).
+//!
+//! The extensions' replies (`d`, `turns`, `eval`, `count`) are for people
+//! and tests and are not part of this type.
+
+use std::fmt;
+
+use super::text::proof_word;
+use super::words::{self, LineError, Parameters};
+use crate::engine::{OptionKind, OptionSpec};
+use crate::search::Proof;
+
+/// One line from the engine.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Reply {
+    /// `id name <name>` or `id author <author>`.
+    Id {
+        /// Which.
+        field: IdField,
+        /// The text (may contain spaces).
+        value: String,
+    },
+    /// `option name <name> type <type> ...`: one option the engine has.
+    Option(OptionLine),
+    /// `hwiok`: the end of the `hwi` answer.
+    HwiOk,
+    /// `readyok`: the answer to `isready`.
+    ReadyOk,
+    /// `info depth ... pv ...`: the state of a search.
+    Info(Info),
+    /// `info string <text>`: free text (decisions, results, errors).
+    InfoString(String),
+    /// `bestmove <turn>` (a turn token), or `bestmove (none)` (`None`): the
+    /// one answer to a `go`.
+    BestMove(Option<String>),
+}
+
+impl Reply {
+    /// The reply to a bad command: `info string error: <message>`.
+    pub fn error(message: impl fmt::Display) -> Reply {
+        Reply::InfoString(format!("error: {message}"))
+    }
+}
+
+/// The fields of `id`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IdField {
+    /// `id name`.
+    Name,
+    /// `id author`.
+    Author,
+}
+
+/// An `option` line: a name and its type, default and range.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OptionLine {
+    /// The name (may contain spaces).
+    pub name: String,
+    /// Its type, default and range.
+    pub kind: OptionType,
+}
+
+/// The type of an option as `hwi` lists it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum OptionType {
+    /// `type spin default D min A max B`: a whole number.
+    Spin {
+        /// Default value.
+        default: i64,
+        /// Smallest value.
+        min: i64,
+        /// Largest value.
+        max: i64,
+    },
+    /// `type float default D min A max B`: a real number (an extension of
+    /// UCI for the search tunables).
+    Float {
+        /// Default value.
+        default: f32,
+        /// Smallest value.
+        min: f32,
+        /// Largest value.
+        max: f32,
+    },
+    /// `type combo default D var V1 var V2 ...`: one of a list of words.
+    Combo {
+        /// Default value.
+        default: String,
+        /// Every allowed value.
+        values: Vec<String>,
+    },
+    /// `type string default D`: free text.
+    Text {
+        /// Default value (may be empty).
+        default: String,
+    },
+}
+
+impl From<&OptionSpec> for OptionLine {
+    fn from(spec: &OptionSpec) -> OptionLine {
+        let kind = match &spec.kind {
+            OptionKind::Spin { default, min, max } => OptionType::Spin {
+                default: *default,
+                min: *min,
+                max: *max,
+            },
+            OptionKind::Float { default, min, max } => OptionType::Float {
+                default: *default,
+                min: *min,
+                max: *max,
+            },
+            OptionKind::Combo { default, values } => OptionType::Combo {
+                default: default.to_string(),
+                values: values.iter().map(|value| value.to_string()).collect(),
+            },
+            OptionKind::Text { default } => OptionType::Text {
+                default: default.to_string(),
+            },
+        };
+        OptionLine {
+            name: spec.name.to_string(),
+            kind,
+        }
+    }
+}
+
+/// The fields of a search `info` line (protocol.md §5), each present or
+/// not, written in this order; `pv` is always last.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Info {
+    /// Mean depth of the iterations, in actions.
+    pub depth: Option<u64>,
+    /// Deepest iteration, in actions.
+    pub seldepth: Option<u64>,
+    /// Rank of this line's first turn (1 = best).
+    pub multipv: Option<u64>,
+    /// `score cp`: the value for the side to move times 1000.
+    pub score_cp: Option<i64>,
+    /// Win probability for the side to move, per mille.
+    pub winprob: Option<u64>,
+    /// A proven result for the side to move.
+    pub proof: Option<Proof>,
+    /// Iterations in this search.
+    pub nodes: Option<u64>,
+    /// Iterations per second.
+    pub nps: Option<u64>,
+    /// How full the tree is, per mille.
+    pub hashfull: Option<u64>,
+    /// Milliseconds since `go`.
+    pub time: Option<u64>,
+    /// The expected line, one turn token per turn.
+    pub pv: Vec<String>,
+}
+
+impl fmt::Display for Info {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("info")?;
+        let numbers = [
+            ("depth", self.depth),
+            ("seldepth", self.seldepth),
+            ("multipv", self.multipv),
+        ];
+        for (key, value) in numbers {
+            if let Some(value) = value {
+                write!(formatter, " {key} {value}")?;
+            }
+        }
+        if let Some(score) = self.score_cp {
+            write!(formatter, " score cp {score}")?;
+        }
+        if let Some(winprob) = self.winprob {
+            write!(formatter, " winprob {winprob}")?;
+        }
+        if let Some(proof) = self.proof {
+            write!(formatter, " proof {}", proof_word(proof))?;
+        }
+        let numbers = [
+            ("nodes", self.nodes),
+            ("nps", self.nps),
+            ("hashfull", self.hashfull),
+            ("time", self.time),
+        ];
+        for (key, value) in numbers {
+            if let Some(value) = value {
+                write!(formatter, " {key} {value}")?;
+            }
+        }
+        if !self.pv.is_empty() {
+            write!(formatter, " pv {}", self.pv.join(" "))?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for OptionLine {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(formatter, "option name {} type ", self.name)?;
+        match &self.kind {
+            OptionType::Spin { default, min, max } => {
+                write!(formatter, "spin default {default} min {min} max {max}")
+            }
+            OptionType::Float { default, min, max } => {
+                write!(formatter, "float default {default} min {min} max {max}")
+            }
+            OptionType::Combo { default, values } => {
+                write!(formatter, "combo default {default}")?;
+                for value in values {
+                    write!(formatter, " var {value}")?;
+                }
+                Ok(())
+            }
+            OptionType::Text { default } => write!(formatter, "string default {default}"),
+        }
+    }
+}
+
+impl fmt::Display for Reply {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Reply::Id { field, value } => {
+                let field = match field {
+                    IdField::Name => "name",
+                    IdField::Author => "author",
+                };
+                write!(formatter, "id {field} {value}")
+            }
+            Reply::Option(option) => write!(formatter, "{option}"),
+            Reply::HwiOk => formatter.write_str("hwiok"),
+            Reply::ReadyOk => formatter.write_str("readyok"),
+            Reply::Info(info) => write!(formatter, "{info}"),
+            Reply::InfoString(text) => write!(formatter, "info string {text}"),
+            Reply::BestMove(Some(turn)) => write!(formatter, "bestmove {turn}"),
+            Reply::BestMove(None) => formatter.write_str("bestmove (none)"),
+        }
+    }
+}
+
+/// Why an engine's line is not a valid reply: the line's first word (an
+/// excerpt) and the word-level error, so that a controller can tell a
+/// malformed `bestmove` from chatter it may ignore.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplyError {
+    /// The line's first word, as an excerpt (empty for a blank line).
+    pub keyword: String,
+    /// What is wrong.
+    pub error: LineError,
+}
+
+impl fmt::Display for ReplyError {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(formatter, "{}", self.error)
+    }
+}
+
+impl std::error::Error for ReplyError {}
+
+/// Every reply word, for the "unknown reply" message.
+const REPLIES: &str = "id, option, hwiok, readyok, info, bestmove";
+
+/// Reads one line from the engine.
+///
+/// ```
+/// use supernova::protocol::reply::{parse, Reply};
+///
+/// assert_eq!(parse("bestmove pass").unwrap(), Reply::BestMove(Some("pass".into())));
+/// assert_eq!(parse("bestmove (none)").unwrap(), Reply::BestMove(None));
+/// let Reply::Info(info) = parse("info depth 3 nodes 40 pv pass pass").unwrap() else {
+///     panic!("expected an info line");
+/// };
+/// assert_eq!((info.depth, info.nodes, info.pv.len()), (Some(3), Some(40), 2));
+/// assert!(parse("bestmove").is_err());
+/// ```
+///
+/// # Errors
+/// An unknown reply word, a missing, extra, repeated or bad field; the
+/// error names the word and what was expected.
+pub fn parse(line: &str) -> Result<Reply, ReplyError> {
+    let words = match words::split(line) {
+        Ok(words) => words,
+        Err(error) => {
+            let first = line.split(words::SEPARATORS).find(|word| !word.is_empty());
+            return Err(ReplyError {
+                keyword: crate::notation::error::excerpt(first.unwrap_or("")),
+                error,
+            });
+        }
+    };
+    let first = words.first().copied().unwrap_or("");
+    parse_words(&words).map_err(|error| ReplyError {
+        keyword: crate::notation::error::excerpt(first),
+        error,
+    })
+}
+
+fn parse_words(words: &[&str]) -> Result<Reply, LineError> {
+    let Some((&first, rest)) = words.split_first() else {
+        return Err(LineError::new(
+            "",
+            format!("expected a reply: one of {REPLIES}"),
+        ));
+    };
+    let alone = |reply: Reply| match rest.first() {
+        Some(extra) => Err(LineError::new(
+            extra,
+            format!("expected nothing after '{first}'"),
+        )),
+        None => Ok(reply),
+    };
+    match first {
+        "hwiok" => alone(Reply::HwiOk),
+        "readyok" => alone(Reply::ReadyOk),
+        "bestmove" => match rest {
+            [] => Err(LineError::new(
+                "bestmove",
+                "expected a turn token or (none) after 'bestmove'",
+            )),
+            ["(none)"] => Ok(Reply::BestMove(None)),
+            [turn] => Ok(Reply::BestMove(Some(turn.to_string()))),
+            [_, extra, ..] => Err(LineError::new(
+                extra,
+                "expected nothing after the turn: bestmove <turn>",
+            )),
+        },
+        "id" => parse_id(rest),
+        "option" => parse_option(rest).map(Reply::Option),
+        "info" => parse_info(rest),
+        _ => Err(LineError::new(
+            first,
+            format!("unknown reply: expected one of {REPLIES}"),
+        )),
+    }
+}
+
+fn parse_id(rest: &[&str]) -> Result<Reply, LineError> {
+    let (field, value) = match rest.split_first() {
+        Some((&"name", value)) => (IdField::Name, value),
+        Some((&"author", value)) => (IdField::Author, value),
+        Some((other, _)) => {
+            return Err(LineError::new(
+                other,
+                "expected 'name' or 'author' after 'id'",
+            ))
+        }
+        None => {
+            return Err(LineError::new(
+                "id",
+                "expected 'name' or 'author' after 'id'",
+            ))
+        }
+    };
+    if value.is_empty() {
+        return Err(LineError::new(
+            rest[0],
+            format!("expected text after 'id {}'", rest[0]),
+        ));
+    }
+    Ok(Reply::Id {
+        field,
+        value: value.join(" "),
+    })
+}
+
+/// The words between `keyword` and the next `end` (or the end), and the rest.
+fn until<'a, 'b>(words: &'b [&'a str], end: &str) -> (&'b [&'a str], &'b [&'a str]) {
+    let at = words
+        .iter()
+        .position(|word| *word == end)
+        .unwrap_or(words.len());
+    words.split_at(at)
+}
+
+fn parse_option(rest: &[&str]) -> Result<OptionLine, LineError> {
+    let expected_form = "expected: option name <name> type <type> default <value> ...";
+    let Some((&"name", rest)) = rest.split_first() else {
+        return Err(LineError::new(
+            rest.first().copied().unwrap_or("option"),
+            expected_form,
+        ));
+    };
+    let (name, rest) = until(rest, "type");
+    if name.is_empty() {
+        return Err(LineError::new(
+            "name",
+            "expected an option name after 'name'",
+        ));
+    }
+    let Some((_, rest)) = rest.split_first() else {
+        return Err(LineError::new(name[name.len() - 1], expected_form));
+    };
+    let Some((&kind, rest)) = rest.split_first() else {
+        return Err(LineError::new(
+            "type",
+            "expected spin, float, combo or string after 'type'",
+        ));
+    };
+    let kind = match kind {
+        "spin" | "float" => {
+            let mut parameters = Parameters::new(rest);
+            let mut values: [Option<&str>; 3] = [None; 3];
+            while let Some(keyword) = parameters.keyword()? {
+                let slot = ["default", "min", "max"]
+                    .iter()
+                    .position(|known| *known == keyword)
+                    .ok_or_else(|| LineError::new(keyword, "expected default, min or max"))?;
+                values[slot] = Some(parameters.value(keyword, "a number")?);
+            }
+            let [Some(default), Some(min), Some(max)] = values else {
+                return Err(LineError::new(
+                    kind,
+                    format!("expected default, min and max after 'type {kind}'"),
+                ));
+            };
+            if kind == "spin" {
+                let number = |text: &str| {
+                    text.parse::<i64>()
+                        .map_err(|_| LineError::new(text, "expected a whole number"))
+                };
+                OptionType::Spin {
+                    default: number(default)?,
+                    min: number(min)?,
+                    max: number(max)?,
+                }
+            } else {
+                let number = |text: &str| {
+                    text.parse::<f32>()
+                        .map_err(|_| LineError::new(text, "expected a number"))
+                };
+                OptionType::Float {
+                    default: number(default)?,
+                    min: number(min)?,
+                    max: number(max)?,
+                }
+            }
+        }
+        "combo" => {
+            let Some((&"default", rest)) = rest.split_first() else {
+                return Err(LineError::new(
+                    "combo",
+                    "expected 'default' after 'type combo'",
+                ));
+            };
+            let (default, mut rest) = until(rest, "var");
+            let mut values = Vec::new();
+            while let Some((_, after)) = rest.split_first() {
+                let (value, next) = until(after, "var");
+                if value.is_empty() {
+                    return Err(LineError::new("var", "expected a value after 'var'"));
+                }
+                values.push(value.join(" "));
+                rest = next;
+            }
+            OptionType::Combo {
+                default: default.join(" "),
+                values,
+            }
+        }
+        "string" => match rest.split_first() {
+            Some((&"default", value)) => OptionType::Text {
+                default: value.join(" "),
+            },
+            _ => {
+                return Err(LineError::new(
+                    "string",
+                    "expected 'default' after 'type string'",
+                ))
+            }
+        },
+        other => {
+            return Err(LineError::new(
+                other,
+                "expected spin, float, combo or string after 'type'",
+            ))
+        }
+    };
+    Ok(OptionLine {
+        name: name.join(" "),
+        kind,
+    })
+}
+
+fn parse_info(rest: &[&str]) -> Result<Reply, LineError> {
+    if let Some((&"string", text)) = rest.split_first() {
+        return Ok(Reply::InfoString(text.join(" ")));
+    }
+    if rest.is_empty() {
+        return Err(LineError::new(
+            "info",
+            "expected 'string' or search fields after 'info'",
+        ));
+    }
+    let mut info = Info::default();
+    let mut parameters = Parameters::new(rest);
+    let count = "a whole number";
+    while let Some(keyword) = parameters.keyword()? {
+        match keyword {
+            "depth" => info.depth = Some(parameters.number(keyword, count)?),
+            "seldepth" => info.seldepth = Some(parameters.number(keyword, count)?),
+            "multipv" => info.multipv = Some(parameters.number(keyword, count)?),
+            "winprob" => info.winprob = Some(parameters.number(keyword, count)?),
+            "nodes" => info.nodes = Some(parameters.number(keyword, count)?),
+            "nps" => info.nps = Some(parameters.number(keyword, count)?),
+            "hashfull" => info.hashfull = Some(parameters.number(keyword, count)?),
+            "time" => info.time = Some(parameters.number(keyword, count)?),
+            "score" => {
+                let unit = parameters.value(keyword, "'cp'")?;
+                if unit != "cp" {
+                    return Err(LineError::new(unit, "expected 'cp' after 'score'"));
+                }
+                info.score_cp = Some(parameters.number("cp", "a whole number")?);
+            }
+            "proof" => {
+                let word = parameters.value(keyword, "win, loss or draw")?;
+                info.proof = Some(
+                    [Proof::Win, Proof::Loss, Proof::Draw]
+                        .into_iter()
+                        .find(|proof| proof_word(*proof) == word)
+                        .ok_or_else(|| {
+                            LineError::new(word, "expected win, loss or draw after 'proof'")
+                        })?,
+                );
+            }
+            "pv" => {
+                info.pv = parameters.rest().iter().map(|turn| turn.to_string()).collect();
+                if info.pv.is_empty() {
+                    return Err(LineError::new("pv", "expected turn tokens after 'pv'"));
+                }
+            }
+            other => {
+                return Err(LineError::new(
+                    other,
+                    "expected an info field: string, depth, seldepth, multipv, score, winprob, proof, nodes, nps, hashfull, time or pv",
+                ))
+            }
+        }
+    }
+    Ok(Reply::Info(info))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::option_specs;
+
+    #[test]
+    fn written_replies_read_back() {
+        let mut replies = vec![
+            Reply::Id {
+                field: IdField::Name,
+                value: "Supernova 0.1.0".into(),
+            },
+            Reply::Id {
+                field: IdField::Author,
+                value: "the Supernova developers".into(),
+            },
+            Reply::HwiOk,
+            Reply::ReadyOk,
+            Reply::InfoString("decision search".into()),
+            Reply::error("'bogus': unknown command"),
+            Reply::BestMove(Some("sac.y3.Home0,move.g1.Delos.Home1".into())),
+            Reply::BestMove(None),
+            Reply::Info(Info {
+                depth: Some(9),
+                seldepth: Some(24),
+                multipv: Some(1),
+                score_cp: Some(-114),
+                winprob: Some(443),
+                proof: Some(Proof::Loss),
+                nodes: Some(4672),
+                nps: Some(327_344),
+                hashfull: Some(10),
+                time: Some(14),
+                pv: vec!["build.y1.Home0".into(), "pass".into()],
+            }),
+            Reply::Info(Info {
+                nodes: Some(0),
+                ..Info::default()
+            }),
+            Reply::Option(OptionLine {
+                name: "Clear Hash".into(),
+                kind: OptionType::Text {
+                    default: String::new(),
+                },
+            }),
+        ];
+        replies.extend(
+            option_specs()
+                .iter()
+                .map(|spec| Reply::Option(OptionLine::from(spec))),
+        );
+        for reply in replies {
+            let line = reply.to_string();
+            assert_eq!(parse(&line).unwrap(), reply, "{line}");
+        }
+    }
+
+    #[test]
+    fn the_session_format_is_kept() {
+        let line = "info depth 9 seldepth 24 multipv 1 score cp 114 winprob 557 nodes 4672 nps 327344 hashfull 10 time 14 pv build.y1.Home0 build.y1.Home1";
+        assert_eq!(parse(line).unwrap().to_string(), line);
+        let line = "option name Rules type combo default standard var standard var sdg var cli";
+        assert_eq!(parse(line).unwrap().to_string(), line);
+        let line = "option name Move Overhead type spin default 50 min 0 max 5000";
+        assert_eq!(parse(line).unwrap().to_string(), line);
+    }
+
+    #[test]
+    fn bad_replies_name_the_word() {
+        for (line, keyword, token) in [
+            ("bestmove", "bestmove", "bestmove"),
+            ("bestmove pass ponder pass", "bestmove", "ponder"),
+            ("bestmov e", "bestmov", "bestmov"),
+            ("info nonsense 12 ~~", "info", "nonsense"),
+            ("info depth 3 depth 4", "info", "depth"),
+            ("info score mate 3", "info", "mate"),
+            ("info proof maybe", "info", "maybe"),
+            ("info nodes -1", "info", "-1"),
+            ("id", "id", "id"),
+            ("id name", "id", "name"),
+            ("option name X type check default true", "option", "check"),
+            ("option name X type spin default 1 min 0", "option", "spin"),
+            ("readyok now", "readyok", "now"),
+            ("", "", ""),
+            (
+                "bestmove\u{a0}pass",
+                "bestmove\u{a0}pass",
+                "bestmove\u{a0}pass",
+            ),
+        ] {
+            let error = parse(line).unwrap_err();
+            assert_eq!(error.keyword, keyword, "{line}: {error}");
+            assert_eq!(error.error.token, token, "{line}: {error}");
+        }
+    }
+}

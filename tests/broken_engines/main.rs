@@ -1,0 +1,291 @@
+//! `supernova match` against broken engines: one that crashes, hangs,
+//! answers an illegal turn, answers garbage, or prints a line that never
+//! ends must lose each game with the right reason, and the match must go on
+//! and print its score line.
+//!
+//! The broken engine is this test executable itself ([`fake_engine`]): the
+//! shipped binary has no test hooks, and cargo gives integration tests no
+//! helper binaries, so this file is a test without libtest's harness
+//! (`harness = false` in Cargo.toml) whose `main` runs the fake engine when
+//! started with `--fake-engine MODE`, and otherwise runs the tests below,
+//! in parallel. Arguments: a substring filters the tests by name (`--exact`
+//! for whole names); `--list` lists them; other flags are ignored.
+
+#[path = "../common/mod.rs"]
+mod common;
+mod fake_engine;
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use common::{supernova, text};
+use fake_engine::{illegal_token, Mode, FAKE_ENGINE_FLAG};
+use supernova::notation::hwpn;
+use supernova::protocol::MAX_LINE_BYTES;
+use supernova::rules::Rules;
+
+/// The words of `--engine` for the fake engine in `mode`.
+fn fake_engine_words(mode: &str) -> Vec<String> {
+    let executable = std::env::current_exe().expect("the test executable has a path");
+    vec![
+        "name=broken".to_string(),
+        format!("cmd={}", executable.display()),
+        format!("arg={FAKE_ENGINE_FLAG}"),
+        format!("arg={mode}"),
+    ]
+}
+
+/// Plays two games of a misbehaving engine against the greedy player (which
+/// answers at once and never eliminates itself) and returns the runner's
+/// output, after checking that the broken engine lost both (once in each
+/// seat) and that the match finished with its summary.
+fn broken_match(mode: &str, limits: &[&str]) -> String {
+    let mut arguments = vec!["match".to_string(), "--engine".to_string()];
+    arguments.extend(fake_engine_words(mode));
+    for word in [
+        "--engine",
+        "name=good",
+        "option.Player=greedy",
+        "--games",
+        "2",
+        "--margin",
+        "300",
+    ] {
+        arguments.push(word.to_string());
+    }
+    arguments.extend(limits.iter().map(|word| word.to_string()));
+    let arguments: Vec<&str> = arguments.iter().map(String::as_str).collect();
+    let output = supernova(&arguments);
+    let out = text(&output);
+    assert!(
+        output.status.success(),
+        "{out}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(out.contains("Score of broken vs good: 0 - 2 - 0"), "{out}");
+    assert!(out.contains("Forfeits: 2 games"), "{out}");
+    // A clean sweep has no finite estimate: cutechess-cli's words for it.
+    assert!(
+        out.contains("\nElo difference: -inf +/- nan, LOS: "),
+        "{out}"
+    );
+    assert!(out.trim_end().ends_with("Finished match"), "{out}");
+    let finished: Vec<&str> = out
+        .lines()
+        .filter(|line| line.starts_with("Finished game"))
+        .collect();
+    assert_eq!(finished.len(), 2, "{out}");
+    assert!(
+        finished
+            .iter()
+            .any(|line| line.contains("(broken vs good): 0-1 {broken ")),
+        "{out}"
+    );
+    assert!(
+        finished
+            .iter()
+            .any(|line| line.contains("(good vs broken): 1-0 {broken ")),
+        "{out}"
+    );
+    out
+}
+
+fn a_crashing_engine_loses() {
+    let out = broken_match("crash", &["--movetime", "50"]);
+    assert_eq!(out.matches("{broken crashed (").count(), 2, "{out}");
+}
+
+fn a_hanging_engine_loses() {
+    let out = broken_match("hang", &["--movetime", "50"]);
+    assert_eq!(
+        out.matches("{broken hung: no bestmove within 350 ms}")
+            .count(),
+        2,
+        "{out}"
+    );
+}
+
+fn a_hanging_engine_on_a_clock_loses_on_time() {
+    let out = broken_match("hang", &["--tc", "0.2+0.01"]);
+    assert_eq!(
+        out.matches("{broken lost on time: no bestmove within")
+            .count(),
+        2,
+        "{out}"
+    );
+}
+
+fn an_illegal_turn_loses() {
+    let out = broken_match("illegal", &["--nodes", "100"]);
+    assert_eq!(
+        out.matches("{broken played an illegal turn 'build.")
+            .count(),
+        2,
+        "{out}"
+    );
+}
+
+fn a_garbage_answer_loses() {
+    let out = broken_match("garbage", &["--nodes", "100"]);
+    assert_eq!(
+        out.matches("{broken sent an unparsable turn '@@##!!'")
+            .count(),
+        2,
+        "{out}"
+    );
+    // The engine's escape sequence never reaches the terminal.
+    assert!(!out.contains('\u{1b}'), "{out}");
+}
+
+/// An engine that answers `go` with a line that never ends loses at the
+/// protocol's line cap, at once, instead of growing the runner's memory
+/// until the turn's deadline (before the cap, a runner reached 4.3 GB).
+fn an_endless_line_loses_and_the_match_goes_on() {
+    let started = Instant::now();
+    let out = broken_match("endless", &["--movetime", "50", "--timeout", "600000"]);
+    let expected = format!("{{broken sent a line longer than {MAX_LINE_BYTES} bytes");
+    assert_eq!(out.matches(&expected).count(), 2, "{out}");
+    // Not the deadline (50 ms + the margin) but the cap ended each game:
+    // this only guards against waiting for a timeout that never comes.
+    assert!(!out.contains("hung"), "{out}");
+    eprintln!("endless-line match: {:?}", started.elapsed());
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let directory = std::env::temp_dir().join(format!(
+        "supernova-broken-test-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&directory);
+    std::fs::create_dir_all(&directory).unwrap();
+    directory
+}
+
+/// A forfeit is not a result on the board: replay says so and reports the
+/// record's result and its reason.
+fn records_carry_forfeits_to_replay() {
+    let directory = scratch("forfeits");
+    let mut arguments = vec!["match".to_string(), "--engine".to_string()];
+    arguments.extend(fake_engine_words("illegal"));
+    for word in [
+        "--engine",
+        "name=good",
+        "option.Player=greedy",
+        "--games",
+        "1",
+        "--nodes",
+        "10",
+        "--pgnout",
+        directory.to_str().unwrap(),
+    ] {
+        arguments.push(word.to_string());
+    }
+    let arguments: Vec<&str> = arguments.iter().map(String::as_str).collect();
+    let output = supernova(&arguments);
+    assert!(output.status.success(), "{}", text(&output));
+    let record = directory.join("game-0001.sdg");
+    let replay = supernova(&["replay", record.to_str().unwrap()]);
+    let replayed = text(&replay);
+    assert!(replay.status.success(), "{replayed}");
+    assert!(
+        replayed.contains(
+            "game-0001.sdg: unfinished (record: Winner good, result 0-1 forfeit: broken played an illegal turn 'build."
+        ),
+        "{replayed}"
+    );
+    let _ = std::fs::remove_dir_all(&directory);
+}
+
+fn the_illegal_token_is_illegal() {
+    let board = hwpn::parse("r1b3:g3:/y2b1::g3 0").unwrap();
+    let token = illegal_token(&board, &Rules::STANDARD);
+    assert!(board
+        .clone()
+        .play_turn_text(&Rules::STANDARD, &token)
+        .is_err());
+    assert!(supernova::notation::turn::parse_turn(&token).is_ok());
+}
+
+/// Every test, by name.
+const TESTS: [(&str, fn()); 8] = [
+    ("a_crashing_engine_loses", a_crashing_engine_loses),
+    ("a_hanging_engine_loses", a_hanging_engine_loses),
+    (
+        "a_hanging_engine_on_a_clock_loses_on_time",
+        a_hanging_engine_on_a_clock_loses_on_time,
+    ),
+    ("an_illegal_turn_loses", an_illegal_turn_loses),
+    ("a_garbage_answer_loses", a_garbage_answer_loses),
+    (
+        "an_endless_line_loses_and_the_match_goes_on",
+        an_endless_line_loses_and_the_match_goes_on,
+    ),
+    (
+        "records_carry_forfeits_to_replay",
+        records_carry_forfeits_to_replay,
+    ),
+    ("the_illegal_token_is_illegal", the_illegal_token_is_illegal),
+];
+
+fn main() {
+    let arguments: Vec<String> = std::env::args().skip(1).collect();
+    if arguments.first().map(String::as_str) == Some(FAKE_ENGINE_FLAG) {
+        let name = arguments.get(1).map_or("", String::as_str);
+        let Some(mode) = Mode::named(name) else {
+            eprintln!("unknown fake engine mode '{name}'");
+            std::process::exit(2);
+        };
+        fake_engine::run(mode);
+        return;
+    }
+    let exact = arguments.iter().any(|argument| argument == "--exact");
+    let filters: Vec<&String> = arguments
+        .iter()
+        .filter(|argument| !argument.starts_with('-'))
+        .collect();
+    let selected: Vec<(&str, fn())> = TESTS
+        .iter()
+        .copied()
+        .filter(|(name, _)| {
+            filters.is_empty()
+                || filters.iter().any(|filter| {
+                    if exact {
+                        name == filter
+                    } else {
+                        name.contains(filter.as_str())
+                    }
+                })
+        })
+        .collect();
+    if arguments.iter().any(|argument| argument == "--list") {
+        for (name, _) in &selected {
+            println!("{name}: test");
+        }
+        return;
+    }
+    println!("\nrunning {} tests", selected.len());
+    let results: Vec<(&str, bool)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = selected
+            .iter()
+            .map(|&(name, test)| (name, scope.spawn(test)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|(name, handle)| (name, handle.join().is_ok()))
+            .collect()
+    });
+    let mut failed = 0;
+    for (name, passed) in &results {
+        println!("test {name} ... {}", if *passed { "ok" } else { "FAILED" });
+        failed += usize::from(!passed);
+    }
+    println!(
+        "\ntest result: {}. {} passed; {failed} failed\n",
+        if failed == 0 { "ok" } else { "FAILED" },
+        results.len() - failed
+    );
+    if failed > 0 {
+        std::process::exit(101);
+    }
+}
