@@ -68,3 +68,19 @@ fn parsers_never_panic_and_failed_turns_change_nothing() {
         "the junk was too tame: only {errors} errors"
     );
 }
+
+#[test]
+fn system_names_are_bounded() {
+    use supernova::notation::names::MAX_NAME_CHARS;
+    use supernova::notation::{hwpn, Board};
+    use supernova::rules::Rules;
+    let long = "a".repeat(MAX_NAME_CHARS + 1);
+    let fits = "a".repeat(MAX_NAME_CHARS);
+    assert!(hwpn::parse(&format!("{long}=r1b3:g3:/y2b1::g3 0")).is_err());
+    assert!(hwpn::parse(&format!("{fits}=r1b3:g3:/y2b1::g3 0")).is_ok());
+    let mut board: Board = hwpn::parse("y1b3:g3:/y2b1::g3 0").unwrap();
+    let token = format!("disc.g3.Home0.b2.{long}");
+    assert!(board.play_turn_text(&Rules::STANDARD, &token).is_err());
+    let token = format!("disc.g3.Home0.b2.{fits}");
+    assert!(board.play_turn_text(&Rules::STANDARD, &token).is_ok());
+}

@@ -123,10 +123,18 @@ impl Names {
     }
 }
 
+/// The longest system name accepted from text: names are echoed in every
+/// `d`, `bestmove` and `pv` reply, so a runaway name must not multiply the
+/// size of the engine's output.
+pub const MAX_NAME_CHARS: usize = 64;
+
 /// Whether `name` is acceptable as a system name in our notations: letters,
-/// digits and `_`, as HWPN and the protocol require.
+/// digits and `_`, as HWPN and the protocol require, and at most
+/// [`MAX_NAME_CHARS`] long.
 pub fn is_plain_name(name: &str) -> bool {
-    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    !name.is_empty()
+        && name.len() <= MAX_NAME_CHARS
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// A position together with its system names.

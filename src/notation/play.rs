@@ -18,7 +18,8 @@
 use std::fmt;
 
 use super::error::{excerpt, ParseError};
-use super::names::Board;
+
+use super::names::{Board, MAX_NAME_CHARS};
 use super::turn::{format_action, format_named_turn, parse_turn, ActionText, Style};
 use crate::rules::{Action, IllegalReason, Outcome, Rules, TurnState};
 
@@ -111,6 +112,12 @@ pub fn resolve(board: &Board, text: &ActionText) -> Result<(Action, Option<Strin
             name,
         } => {
             if let Some(name) = name {
+                if name.chars().count() > MAX_NAME_CHARS {
+                    return Err(ParseError::new(
+                        name.as_str(),
+                        format!("expected a system name of at most {MAX_NAME_CHARS} characters"),
+                    ));
+                }
                 if board.names.in_use(&board.position, name) {
                     return Err(ParseError::new(
                         name.as_str(),
