@@ -25,8 +25,8 @@ use crate::rules::{
     parse_repetition, Action, GameResult, GameStatus, History, PlayError, Position, Rules,
 };
 use crate::search::{
-    static_evaluation_with, PlayerKind, SearchInfo, SearchLimits, SearchOptions, SearchResult,
-    Searcher, TunableError, Tunables, TUNABLES,
+    static_evaluation_with, Evaluation, PlayerKind, SearchInfo, SearchLimits, SearchOptions,
+    SearchResult, Searcher, TunableError, Tunables, ValueNetwork, TUNABLES,
 };
 
 /// How often the search reports progress. Protocol front ends show these
@@ -36,6 +36,9 @@ pub const INFO_INTERVAL: Duration = Duration::from_millis(500);
 /// The tunable that the `Move Overhead` option sets; it is listed and set
 /// only under that UCI name.
 const MOVE_OVERHEAD_TUNABLE: &str = "move_overhead_ms";
+
+/// The `EvalFile` value that names the network built into the binary.
+pub const EMBEDDED_NETWORK: &str = "<built-in>";
 
 /// Why a position could not be set. The engine's position is unchanged.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -304,6 +307,19 @@ pub fn option_specs() -> Vec<OptionSpec> {
             kind: OptionKind::Text { default: "profile" },
         },
         OptionSpec {
+            name: "Eval",
+            kind: OptionKind::Combo {
+                default: defaults.tunables.evaluation().name(),
+                values: vec![Evaluation::Hand.name(), Evaluation::Learned.name()],
+            },
+        },
+        OptionSpec {
+            name: "EvalFile",
+            kind: OptionKind::Text {
+                default: EMBEDDED_NETWORK,
+            },
+        },
+        OptionSpec {
             name: "MaxTurns",
             kind: OptionKind::Spin {
                 default: 0,
@@ -397,6 +413,9 @@ pub struct Engine {
     /// The searcher, when no search is running.
     searcher: Option<Searcher>,
     running: Option<Running>,
+    /// The network `Eval learned` uses: the built-in one unless `EvalFile`
+    /// named another.
+    network: Arc<ValueNetwork>,
 }
 
 impl Default for Engine {
@@ -420,6 +439,11 @@ impl Engine {
         Engine {
             history: new_history(),
             searcher: Some(Searcher::new(options.clone())),
+            network: options
+                .tunables
+                .network()
+                .map(|network| Arc::new(network.clone()))
+                .unwrap_or_else(ValueNetwork::embedded),
             options,
             running: None,
         }
@@ -577,11 +601,37 @@ impl Engine {
                     "Rules" => {
                         options.rules = value.parse::<Rules>().map_err(|_| bad(expected()))?;
                     }
+                    "Eval" => match value.parse::<Evaluation>().map_err(|_| bad(expected()))? {
+                        Evaluation::Hand => options.tunables.set_network(None),
+                        Evaluation::Learned => {
+                            options.tunables.set_network(Some(self.network.clone()))
+                        }
+                    },
                     _ => return Err(OptionError::UnknownName(name.to_string())),
                 }
             }
+            OptionKind::Text { .. } if spec.name == "EvalFile" => {
+                let network = if value.is_empty() || value == EMBEDDED_NETWORK {
+                    ValueNetwork::embedded()
+                } else {
+                    let text = std::fs::read_to_string(value)
+                        .map_err(|error| bad(format!("a readable network file ({error})")))?;
+                    Arc::new(
+                        ValueNetwork::parse(&text)
+                            .map_err(|error| bad(format!("a network file ({error})")))?,
+                    )
+                };
+                let searcher = self.idle_searcher()?;
+                if options.tunables.network().is_some() {
+                    options.tunables.set_network(Some(network.clone()));
+                    searcher.set_options(options.clone());
+                    self.options = options;
+                }
+                self.network = network;
+                return Ok(());
+            }
             OptionKind::Text { .. } => {
-                // Only Repetition is free text.
+                // Repetition is the other free text.
                 options.rules.repetition = if value.eq_ignore_ascii_case("profile") {
                     Rules::profile(options.rules.name)
                         .unwrap_or_default()

@@ -239,6 +239,44 @@ enum Command {
         #[arg(long, default_value = "standard")]
         rules: Rules,
     },
+    /// Train the value network by self-play (see the README): generations of
+    /// self-play games, fitting, and an SPRT gate against the best so far.
+    /// Resumes from DIR when started again with the same arguments.
+    Train {
+        /// The run's directory (data, networks, ladder.txt, best.net).
+        #[arg(long, default_value = "train")]
+        dir: PathBuf,
+        /// Generations to reach.
+        #[arg(long, default_value_t = 1)]
+        generations: u32,
+        /// Self-play games per generation.
+        #[arg(long, default_value_t = 2048)]
+        games: usize,
+        /// Average nodes per self-play turn.
+        #[arg(long, default_value_t = 300)]
+        nodes: u64,
+        /// Most games of each gate match.
+        #[arg(long, default_value_t = 768)]
+        gate_games: usize,
+        /// Nodes per turn in the gate's first batch.
+        #[arg(long, default_value_t = 600)]
+        gate_nodes: u64,
+        /// Hidden units of a new network.
+        #[arg(long, default_value_t = 32)]
+        hidden: usize,
+        /// Passes over the data when fitting.
+        #[arg(long, default_value_t = 6)]
+        epochs: usize,
+        /// Generations of data each candidate is fitted to.
+        #[arg(long, default_value_t = 3)]
+        window: u32,
+        /// Seed of everything random in the run.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Threads (0 = every core).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+    },
 }
 
 /// Search settings shared by analyse, annotate and play.
@@ -639,6 +677,35 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
         }) => bench(nodes, threads, hash, file.as_deref(), &mut stdout.lock()),
         Some(Command::Replay { rules, files }) => replay(&rules, &files, &mut stdout.lock()),
         Some(Command::Show { game, turn, rules }) => show(&rules, &game, turn, &mut stdout.lock()),
+        Some(Command::Train {
+            dir,
+            generations,
+            games,
+            nodes,
+            gate_games,
+            gate_nodes,
+            hidden,
+            epochs,
+            window,
+            seed,
+            threads,
+        }) => {
+            let config = supernova::tools::train::TrainConfig {
+                directory: dir,
+                generations,
+                games: games.max(1),
+                nodes: nodes.max(2),
+                gate_games,
+                gate_nodes: gate_nodes.max(1),
+                hidden: hidden.clamp(1, supernova::search::network::MAX_HIDDEN),
+                epochs,
+                window: window.max(1),
+                seed,
+                threads,
+                ..Default::default()
+            };
+            supernova::tools::train::train(&config, &mut stdout.lock()).map_err(Failure::from)
+        }
         Some(Command::Engine) | None => {
             protocol::run(std::io::stdin(), std::io::stdout());
             Ok(())

@@ -15,23 +15,91 @@ use super::facts::{colour_mask, largest_of_colour, piece, size_counts, Facts};
 use super::tunables::{Tunable, Tunables};
 use crate::rules::{Colour, Outcome, Player, Position, Slot};
 
+/// The number of per-player terms of the hand evaluation.
+pub(crate) const PLAYER_TERMS: usize = 21;
+
+/// The weight of each per-player term, in [`player_terms`]'s order. Terms
+/// that are bad for the player are stored negative, so that a player's
+/// share of the score is the plain dot product.
+pub(crate) const PLAYER_WEIGHTS: [Tunable; PLAYER_TERMS] = [
+    Tunable::MaterialSmall,
+    Tunable::MaterialMedium,
+    Tunable::MaterialLarge,
+    Tunable::ColourRed,
+    Tunable::ColourYellow,
+    Tunable::ColourGreen,
+    Tunable::ColourBlue,
+    Tunable::FrozenOut,
+    Tunable::BuildOption,
+    Tunable::HomeLarge,
+    Tunable::HomeOutgunned,
+    Tunable::HomeShip,
+    Tunable::HomeVariety,
+    Tunable::HalfHome,
+    Tunable::Bluebird,
+    Tunable::SittingDuck,
+    Tunable::HomeCatastrophe,
+    Tunable::Invader,
+    Tunable::InvaderDominance,
+    Tunable::LargeAdjacent,
+    Tunable::Pressure,
+];
+
+/// The unweighted terms of the hand evaluation: what the hand-weighted sum
+/// and the learned value (see `features.rs`) both read.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Terms {
+    /// The side to move's per-player terms.
+    pub mover: [f32; PLAYER_TERMS],
+    /// The other side's per-player terms.
+    pub opponent: [f32; PLAYER_TERMS],
+    /// The largest enemy ship the side to move can capture now (a size).
+    pub capture_tempo: f32,
+    /// Net material the side to move destroys by firing the catastrophes
+    /// already on the board.
+    pub free_catastrophe: f32,
+    /// The largest ship of the side to move the opponent could capture.
+    pub capture_threat: f32,
+    /// 1 when the opponent could eliminate the side to move after a pass.
+    pub threat: f32,
+}
+
+impl Terms {
+    /// Gathers the terms of `position` for the side to move.
+    pub fn new(facts: &Facts, position: &Position, tunables: &Tunables, threat: bool) -> Terms {
+        let mover = position.side_to_move();
+        let opponent = mover.opponent();
+        Terms {
+            mover: player_terms(facts, mover),
+            opponent: player_terms(facts, opponent),
+            capture_tempo: best_capture(facts, mover) as f32,
+            free_catastrophe: free_catastrophes(facts, mover, tunables),
+            capture_threat: best_capture(facts, opponent) as f32,
+            threat: if threat { 1.0 } else { 0.0 },
+        }
+    }
+
+    /// The hand-weighted sum of the terms.
+    pub fn score(&self, tunables: &Tunables) -> f32 {
+        let mut total = 0.0;
+        for (index, weight) in PLAYER_WEIGHTS.iter().enumerate() {
+            total += tunables[*weight] * (self.mover[index] - self.opponent[index]);
+        }
+        total += tunables[Tunable::CaptureTempo] * self.capture_tempo;
+        total += tunables[Tunable::FreeCatastrophe] * self.free_catastrophe;
+        total -= tunables[Tunable::CaptureThreat] * self.capture_threat;
+        total += tunables[Tunable::Tempo];
+        total -= tunables[Tunable::ThreatInOne] * self.threat;
+        total
+    }
+}
+
 /// The raw score of `position` for the side to move (positive is good for
 /// it). `threat` says whether the side not to move could eliminate the side
 /// to move if it passed; the caller knows it from the solver.
 pub(crate) fn score(position: &Position, tunables: &Tunables, threat: bool) -> f32 {
     let facts = Facts::new(position);
-    let mover = position.side_to_move();
-    let opponent = mover.opponent();
-    let mut total =
-        player_score(&facts, mover, tunables) - player_score(&facts, opponent, tunables);
-    total += tunables[Tunable::CaptureTempo] * best_capture(&facts, mover) as f32;
-    total += tunables[Tunable::FreeCatastrophe] * free_catastrophes(&facts, mover, tunables);
-    total -= tunables[Tunable::CaptureThreat] * best_capture(&facts, opponent) as f32;
-    total += tunables[Tunable::Tempo];
-    if threat {
-        total -= tunables[Tunable::ThreatInOne];
-    }
-    total
+    Terms::new(&facts, position, tunables, threat).score(tunables)
 }
 
 /// Squashes a score into a value in (-1, 1).
@@ -62,38 +130,35 @@ pub(crate) fn value(position: &Position, tunables: &Tunables, threat: bool) -> f
     if let Some(value) = terminal_value(position) {
         return value;
     }
-    squash(score(position, tunables, threat), tunables)
+    match tunables.network() {
+        Some(network) => network.value(position, tunables, threat),
+        None => squash(score(position, tunables, threat), tunables),
+    }
 }
 
-/// Everything that is good for `player`, independent of who is to move.
-fn player_score(facts: &Facts, player: Player, tunables: &Tunables) -> f32 {
+/// Everything that is good for `player`, independent of who is to move, as
+/// unweighted terms in [`PLAYER_WEIGHTS`]'s order.
+fn player_terms(facts: &Facts, player: Player) -> [f32; PLAYER_TERMS] {
     let me = player.index();
-    let enemy = player.opponent();
     let fleet = facts.fleet[me];
-    let mut score = 0.0;
+    let mut terms = [0.0; PLAYER_TERMS];
 
     // Material by size.
     let counts = size_counts(fleet);
-    score += counts[0] as f32 * tunables[Tunable::MaterialSmall]
-        + counts[1] as f32 * tunables[Tunable::MaterialMedium]
-        + counts[2] as f32 * tunables[Tunable::MaterialLarge];
+    terms[0] = counts[0] as f32;
+    terms[1] = counts[1] as f32;
+    terms[2] = counts[2] as f32;
 
     // Colours owned, or at least reachable by a trade.
-    const COLOUR_WEIGHTS: [Tunable; 4] = [
-        Tunable::ColourRed,
-        Tunable::ColourYellow,
-        Tunable::ColourGreen,
-        Tunable::ColourBlue,
-    ];
     for colour in Colour::ALL {
         if fleet.has_colour(colour) {
-            score += tunables[COLOUR_WEIGHTS[colour.index()]];
+            terms[3 + colour.index()] = 1.0;
         } else {
             let can_trade = (1..=3u8).any(|size| {
                 counts[size as usize - 1] > 0 && facts.bank.count(piece(colour, size)) > 0
             });
             if !can_trade {
-                score -= tunables[Tunable::FrozenOut];
+                terms[7] -= 1.0;
             }
         }
     }
@@ -108,27 +173,27 @@ fn player_score(facts: &Facts, player: Player, tunables: &Tunables) -> f32 {
         }
     }
     let bank_colours = colour_mask(facts.bank);
-    score += (buildable & bank_colours).count_ones() as f32 * tunables[Tunable::BuildOption];
+    terms[8] = (buildable & bank_colours).count_ones() as f32;
 
-    score += home_score(facts, player, tunables);
-    score += attack_score(facts, player, enemy, tunables);
-    score
+    home_terms(facts, player, &mut terms);
+    attack_terms(facts, player, player.opponent(), &mut terms);
+    terms
 }
 
-/// Home defence: the primary directive and the catastrophe dangers.
-fn home_score(facts: &Facts, player: Player, tunables: &Tunables) -> f32 {
+/// Home defence: the primary directive and the catastrophe dangers (terms
+/// 9 to 16).
+fn home_terms(facts: &Facts, player: Player, terms: &mut [f32; PLAYER_TERMS]) {
     let me = player.index();
     let enemy = player.opponent().index();
     let home_slot = me as Slot;
     let home = facts.systems[me];
     if !home.exists() {
-        return 0.0;
+        return;
     }
     let own = home.ships[me];
-    let mut score = 0.0;
     let largest = own.largest_size();
     if largest == 3 {
-        score += tunables[Tunable::HomeLarge];
+        terms[9] = 1.0;
     }
     // The largest enemy ship that is at home or one jump away.
     let mut enemy_near_largest = home.ships[enemy].largest_size();
@@ -139,15 +204,15 @@ fn home_score(facts: &Facts, player: Player, tunables: &Tunables) -> f32 {
         }
     }
     if enemy_near_largest > largest {
-        score -= tunables[Tunable::HomeOutgunned] * (enemy_near_largest - largest) as f32;
+        terms[10] = -((enemy_near_largest - largest) as f32);
     }
-    score += own.len().min(3) as f32 * tunables[Tunable::HomeShip];
-    score += colour_mask(home.stars.plus(own)).count_ones() as f32 * tunables[Tunable::HomeVariety];
+    terms[11] = own.len().min(3) as f32;
+    terms[12] = colour_mask(home.stars.plus(own)).count_ones() as f32;
     if home.stars.len() == 1 {
-        score -= tunables[Tunable::HalfHome];
+        terms[13] = -1.0;
     }
     if own.len() == 2 && colour_mask(own).count_ones() == 1 {
-        score -= tunables[Tunable::Bluebird];
+        terms[14] = -1.0;
     }
     // Catastrophes that would eliminate the player, and the enemy ships
     // that could bring them about.
@@ -176,7 +241,7 @@ fn home_score(facts: &Facts, player: Player, tunables: &Tunables) -> f32 {
             } else {
                 0.3
             };
-            score -= tunables[Tunable::SittingDuck] * danger;
+            terms[15] -= danger;
         } else {
             let mobile = if enemy_yellow as u32 >= need {
                 1.0
@@ -191,48 +256,41 @@ fn home_score(facts: &Facts, player: Player, tunables: &Tunables) -> f32 {
                 0.0
             };
             let weight = if need == 2 { 1.0 } else { 0.4 };
-            score -= tunables[Tunable::HomeCatastrophe] * danger * mobile * weight;
+            terms[16] -= danger * mobile * weight;
         }
     }
-    score
 }
 
-/// Pressure on the enemy home.
-fn attack_score(facts: &Facts, player: Player, enemy: Player, tunables: &Tunables) -> f32 {
+/// Pressure on the enemy home (terms 17 to 20).
+fn attack_terms(facts: &Facts, player: Player, enemy: Player, terms: &mut [f32; PLAYER_TERMS]) {
     let me = player.index();
     let enemy_slot = enemy.index() as Slot;
     let enemy_home = facts.systems[enemy.index()];
     if !enemy_home.exists() {
-        return 0.0;
+        return;
     }
-    let mut score = 0.0;
     let invaders = enemy_home.ships[me];
     if !invaders.is_empty() {
-        score += invaders.len() as f32 * tunables[Tunable::Invader];
+        terms[17] = invaders.len() as f32;
         let has_red = enemy_home.access(player) & (1 << Colour::Red.index()) != 0
             || facts.fleet[me].has_colour(Colour::Red);
         if has_red && invaders.largest_size() >= enemy_home.ships[enemy.index()].largest_size() {
-            score += tunables[Tunable::InvaderDominance];
+            terms[18] = 1.0;
         }
     }
     let enemy_has_large = enemy_home.ships[enemy.index()].largest_size() == 3;
     let mut adjacent_larges = 0;
-    for &slot in facts.slots() {
-        if facts.connected(slot, enemy_slot) {
-            adjacent_larges += size_counts(facts.systems[slot as usize].ships[me])[2];
-        }
-    }
-    let factor = if enemy_has_large { 1.0 } else { 1.5 };
-    score += adjacent_larges.min(2) as f32 * tunables[Tunable::LargeAdjacent] * factor;
     let mut near_sizes = 0;
     for &slot in facts.slots() {
         if facts.connected(slot, enemy_slot) {
             let counts = size_counts(facts.systems[slot as usize].ships[me]);
+            adjacent_larges += counts[2];
             near_sizes += counts[0] + 2 * counts[1] + 3 * counts[2];
         }
     }
-    score += near_sizes as f32 * tunables[Tunable::Pressure];
-    score
+    let factor = if enemy_has_large { 1.0 } else { 1.5 };
+    terms[19] = adjacent_larges.min(2) as f32 * factor;
+    terms[20] = near_sizes as f32;
 }
 
 /// Material `mover` gains (theirs minus ours) by firing the overpopulations

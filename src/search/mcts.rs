@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use super::eval;
 use super::facts::has_overpopulation;
 use super::priors::scored_children;
-use super::solver::{passed, Solver};
+use super::solver::Solver;
 use super::tree::*;
 use super::tunables::{Tunable, Tunables};
 use crate::rules::{Action, Outcome, Position, Rules, Slot, TurnState, SLOT_COUNT};
@@ -199,13 +199,7 @@ impl Worker {
     /// opponent would win at once if the mover passed (a bounded solver call,
     /// so one leaf never stalls the search).
     fn leaf_value(&mut self, position: &Position, rules: &Rules, tunables: &Tunables) -> f32 {
-        let threat = passed(position, rules)
-            .map(|after| {
-                self.solver
-                    .can_win_limited(&after, rules, TREE_SOLVER_LIMIT)
-                    == Some(true)
-            })
-            .unwrap_or(false);
+        let threat = super::leaf_threat(&mut self.solver, position, rules);
         eval::value(position, tunables, threat)
     }
 

@@ -63,8 +63,10 @@ pub mod bench;
 mod eval;
 mod extract;
 mod facts;
+mod features;
 mod info;
 mod mcts;
+pub mod network;
 mod options;
 mod players;
 mod priors;
@@ -81,12 +83,29 @@ pub mod tunables;
 
 use crate::rules::{Position, Rules};
 
+pub use network::{NetworkError, ValueNetwork};
 pub use options::{Clock, PlayerKind, SearchLimits, SearchOptions};
 pub use players::{book_score, setup_actions};
 pub use report::{win_probability, Candidate, Decision, Proof, SearchInfo, SearchResult};
 pub use searcher::Searcher;
 pub use solver::Solver;
-pub use tunables::{Tunable, TunableError, TunableSpec, Tunables, TUNABLES};
+pub use tunables::{Evaluation, Tunable, TunableError, TunableSpec, Tunables, TUNABLES};
+
+/// The solver budget of the tree's leaf threat check: enough for a win in
+/// one in nearly every position, bounded so one leaf never stalls a search.
+pub(crate) const LEAF_SOLVER_LIMIT: u64 = 1_000;
+
+/// Whether the opponent could eliminate the side to move at once if it
+/// passed, as the tree's leaves judge it (a bounded solver call; false when
+/// unknown). The learned value's training data uses the same judgement.
+pub(crate) fn leaf_threat(solver: &mut Solver, position: &Position, rules: &Rules) -> bool {
+    solver::passed(position, rules)
+        .map(|after| solver.can_win_limited(&after, rules, LEAF_SOLVER_LIMIT) == Some(true))
+        .unwrap_or(false)
+}
+
+/// The features of a position for the learned value (training reads them).
+pub(crate) use features::{features as value_features, INPUTS as VALUE_INPUTS};
 
 /// The static evaluation of a position for the side to move, in [-1, 1],
 /// with default tunables: the tree's leaf value. A win-in-1 for the side to

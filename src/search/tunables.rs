@@ -8,6 +8,10 @@
 
 use std::fmt;
 use std::ops::Index;
+use std::str::FromStr;
+use std::sync::Arc;
+
+use super::network::ValueNetwork;
 
 /// The description of one tunable: what the protocol shows as an option.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -104,10 +108,47 @@ tunables! {
 /// Number of tunables.
 pub const TUNABLE_COUNT: usize = TUNABLES.len();
 
-/// A full set of tunable values. Cheap to copy, indexed by [`Tunable`].
+/// Which leaf evaluation the search uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Evaluation {
+    /// The hand-weighted sum of features (the weights in this table), kept
+    /// so that every gain of the learned value is measured against it.
+    Hand,
+    /// The learned value network (`network.rs`), trained by self-play.
+    Learned,
+}
+
+impl Evaluation {
+    /// The evaluation a new [`Tunables`] uses.
+    pub const DEFAULT: Evaluation = Evaluation::Hand;
+
+    /// The option value naming this evaluation.
+    pub fn name(self) -> &'static str {
+        match self {
+            Evaluation::Hand => "hand",
+            Evaluation::Learned => "learned",
+        }
+    }
+}
+
+impl FromStr for Evaluation {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Evaluation, String> {
+        [Evaluation::Hand, Evaluation::Learned]
+            .into_iter()
+            .find(|evaluation| evaluation.name().eq_ignore_ascii_case(text))
+            .ok_or_else(|| format!("unknown evaluation '{text}': expected hand or learned"))
+    }
+}
+
+/// A full set of tunable values, and the value network when the learned
+/// evaluation is chosen (its weights are numbers the evaluation depends on,
+/// like the hand weights). Cheap to clone, indexed by [`Tunable`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct Tunables {
     values: [f32; TUNABLE_COUNT],
+    network: Option<Arc<ValueNetwork>>,
 }
 
 impl Default for Tunables {
@@ -116,7 +157,11 @@ impl Default for Tunables {
         for (value, spec) in values.iter_mut().zip(TUNABLES) {
             *value = spec.default;
         }
-        Tunables { values }
+        let network = match Evaluation::DEFAULT {
+            Evaluation::Hand => None,
+            Evaluation::Learned => Some(ValueNetwork::embedded()),
+        };
+        Tunables { values, network }
     }
 }
 
@@ -188,6 +233,26 @@ impl Tunables {
     /// The current value of a tunable by name.
     pub fn get(&self, name: &str) -> Option<f32> {
         Tunables::find(name).map(|(index, _)| self.values[index])
+    }
+
+    /// The evaluation in use.
+    pub fn evaluation(&self) -> Evaluation {
+        if self.network.is_some() {
+            Evaluation::Learned
+        } else {
+            Evaluation::Hand
+        }
+    }
+
+    /// The value network, when the learned evaluation is in use.
+    pub fn network(&self) -> Option<&ValueNetwork> {
+        self.network.as_deref()
+    }
+
+    /// Chooses the evaluation: a network for the learned one, `None` for
+    /// the hand-weighted one.
+    pub fn set_network(&mut self, network: Option<Arc<ValueNetwork>>) {
+        self.network = network;
     }
 
     /// Every (spec, current value) pair, for listing options.

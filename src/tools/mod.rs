@@ -11,6 +11,7 @@ pub mod match_runner;
 pub mod play;
 pub mod selfplay;
 pub mod stats;
+pub mod train;
 
 use crate::rules::{GameResult, Outcome, Player};
 
