@@ -5,6 +5,7 @@ use std::io::Write;
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::builder::RangedU64ValueParser;
@@ -14,7 +15,9 @@ use supernova::notation::{cli, hwpn, Board};
 use supernova::protocol;
 use supernova::record::{GameRecord, Verdict};
 use supernova::rules::{Player, Rules};
-use supernova::search::{PlayerKind, SearchLimits, SearchOptions};
+use supernova::search::{
+    Evaluation, PlayerKind, SearchLimits, SearchOptions, Tunables, ValueNetwork,
+};
 use supernova::tools::analyse::{self, AnalysisSettings, Notation, Subject};
 use supernova::tools::match_runner::{self, EngineConfig, MatchConfig, TurnLimits};
 use supernova::tools::play::{self, PlaySettings};
@@ -217,6 +220,8 @@ enum Command {
         /// Positions file (HWPN per line, `#` comments) instead of the built-in list.
         #[arg(long)]
         file: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        evaluation: EvalArguments,
     },
     /// Replay SuperDuperGames records and judge every turn by the rules.
     Replay {
@@ -238,6 +243,20 @@ enum Command {
         /// Rule profile: standard, sdg or cli (SDG records need sdg).
         #[arg(long, default_value = "standard")]
         rules: Rules,
+    },
+    /// How often an evaluation's favoured side went on to win, over the
+    /// positions of real games decided on the board: the hand evaluation
+    /// and the learned one side by side.
+    Accuracy {
+        /// Rule profile: standard, sdg or cli (SDG records need sdg).
+        #[arg(long, default_value = "sdg")]
+        rules: Rules,
+        /// A value network file (default: the built-in one).
+        #[arg(long)]
+        eval_file: Option<PathBuf>,
+        /// Record files in the SDG archive format.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
     },
     /// Train the value network by self-play (see the README): generations of
     /// self-play games, fitting, and an SPRT gate against the best so far.
@@ -279,6 +298,46 @@ enum Command {
     },
 }
 
+/// The leaf evaluation, for the subcommands that search.
+#[derive(clap::Args)]
+struct EvalArguments {
+    /// Leaf evaluation: hand (the hand-weighted features) or learned (the
+    /// value network); default: the engine's default.
+    #[arg(long)]
+    eval: Option<Evaluation>,
+    /// A value network file for --eval learned (default: the built-in one).
+    #[arg(long)]
+    eval_file: Option<PathBuf>,
+}
+
+impl EvalArguments {
+    /// Default tunables with the chosen evaluation.
+    fn tunables(&self) -> Result<Tunables, String> {
+        let mut tunables = Tunables::default();
+        let network = match &self.eval_file {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|error| format!("{}: {error}", path.display()))?;
+                Arc::new(
+                    ValueNetwork::parse(&text)
+                        .map_err(|error| format!("{}: {error}", path.display()))?,
+                )
+            }
+            None => ValueNetwork::embedded(),
+        };
+        let evaluation = self.eval.unwrap_or(if self.eval_file.is_some() {
+            Evaluation::Learned
+        } else {
+            tunables.evaluation()
+        });
+        tunables.set_network(match evaluation {
+            Evaluation::Hand => None,
+            Evaluation::Learned => Some(network),
+        });
+        Ok(tunables)
+    }
+}
+
 /// Search settings shared by analyse, annotate and play.
 #[derive(clap::Args)]
 struct SearchArguments {
@@ -308,11 +367,13 @@ struct SearchArguments {
     /// How turns are printed: sdg (`Build G1 Home0; Pass`), token or readable.
     #[arg(long, default_value = "sdg")]
     notation: Notation,
+    #[command(flatten)]
+    evaluation: EvalArguments,
 }
 
 impl SearchArguments {
     /// The search options and limits these arguments describe.
-    fn settings(&self, multi_pv: usize, default_movetime: u64) -> AnalysisSettings {
+    fn settings(&self, multi_pv: usize, default_movetime: u64) -> Result<AnalysisSettings, String> {
         let mut limits = SearchLimits {
             nodes: self.nodes,
             movetime: self.movetime.map(Duration::from_millis),
@@ -321,7 +382,7 @@ impl SearchArguments {
         if limits.nodes.is_none() && limits.movetime.is_none() {
             limits.movetime = Some(Duration::from_millis(default_movetime));
         }
-        AnalysisSettings {
+        Ok(AnalysisSettings {
             options: SearchOptions {
                 threads: self.threads,
                 hash_mb: self.hash,
@@ -329,11 +390,12 @@ impl SearchArguments {
                 multi_pv,
                 player: self.player,
                 rules: self.rules,
+                tunables: self.evaluation.tunables()?,
                 ..SearchOptions::default()
             },
             limits,
             notation: self.notation,
-        }
+        })
     }
 }
 
@@ -401,8 +463,7 @@ fn show(rules: &Rules, game: &Path, turn: u32, out: &mut dyn Write) -> Result<()
 /// Runs the search benchmark and prints its report.
 fn bench(
     nodes: u64,
-    threads: usize,
-    hash: usize,
+    options: SearchOptions,
     file: Option<&Path>,
     out: &mut dyn Write,
 ) -> Result<(), Failure> {
@@ -420,11 +481,6 @@ fn bench(
         });
         format!("{name}: {error}")
     })?;
-    let options = SearchOptions {
-        threads,
-        hash_mb: hash,
-        ..bench::default_options()
-    };
     let searched: Vec<_> = positions.iter().map(|entry| entry.position).collect();
     let report = bench::run(&searched, nodes, &options);
     for (index, (entry, position)) in report.entries.iter().zip(&positions).enumerate() {
@@ -576,7 +632,7 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
             search,
             multipv,
         }) => {
-            let settings = search.settings(multipv, 1000);
+            let settings = search.settings(multipv, 1000)?;
             let subject = match (game, turn) {
                 (Some(game), Some(turn)) => {
                     let record = read_record(&game)?;
@@ -591,7 +647,7 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
             finish_output(analyse::analyse(&subject, &settings, &mut stdout.lock()))
         }
         Some(Command::Annotate { game, search }) => {
-            let settings = search.settings(1, 200);
+            let settings = search.settings(1, 200)?;
             let record = read_record(&game)?;
             if let Some(reason) = record.unsupported() {
                 return Err(Failure::Error(format!(
@@ -606,7 +662,7 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
             position,
             search,
         }) => {
-            let settings = search.settings(1, 1000);
+            let settings = search.settings(1, 1000)?;
             let human = Player::from_index(side as usize)
                 .ok_or_else(|| format!("--side {side}: expected 0 or 1"))?;
             let start = match position {
@@ -674,7 +730,16 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
             threads,
             hash,
             file,
-        }) => bench(nodes, threads, hash, file.as_deref(), &mut stdout.lock()),
+            evaluation,
+        }) => {
+            let options = SearchOptions {
+                threads,
+                hash_mb: hash,
+                tunables: evaluation.tunables()?,
+                ..supernova::search::bench::default_options()
+            };
+            bench(nodes, options, file.as_deref(), &mut stdout.lock())
+        }
         Some(Command::Replay { rules, files }) => replay(&rules, &files, &mut stdout.lock()),
         Some(Command::Show { game, turn, rules }) => show(&rules, &game, turn, &mut stdout.lock()),
         Some(Command::Train {
@@ -705,6 +770,39 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
                 ..Default::default()
             };
             supernova::tools::train::train(&config, &mut stdout.lock()).map_err(Failure::from)
+        }
+        Some(Command::Accuracy {
+            rules,
+            eval_file,
+            files,
+        }) => {
+            let mut records = Vec::new();
+            for path in &files {
+                records.push(read_record(path)?);
+            }
+            let hand = EvalArguments {
+                eval: Some(Evaluation::Hand),
+                eval_file: None,
+            };
+            let learned = EvalArguments {
+                eval: Some(Evaluation::Learned),
+                eval_file,
+            };
+            let evaluations = [hand.tunables()?, learned.tunables()?];
+            let (accuracies, games) =
+                supernova::tools::train::value_accuracy(&records, &rules, &evaluations);
+            let mut out = stdout.lock();
+            for (name, accuracy) in ["hand", "learned"].iter().zip(&accuracies) {
+                writeln!(
+                    out,
+                    "{name:<8} {:.1}% right, log loss {:.4}, {} positions of {games} games",
+                    100.0 * accuracy.rate(),
+                    accuracy.mean_loss(),
+                    accuracy.positions
+                )?;
+            }
+            out.flush()?;
+            Ok(())
         }
         Some(Command::Engine) | None => {
             protocol::run(std::io::stdin(), std::io::stdout());

@@ -104,6 +104,13 @@ pub(crate) fn leaf_threat(solver: &mut Solver, position: &Position, rules: &Rule
         .unwrap_or(false)
 }
 
+/// The leaf value the tree gives a position for its side to move, with the
+/// threat flag known: the hand or the learned evaluation, as `tunables`
+/// choose (training and accuracy reports score positions with it).
+pub(crate) fn evaluate(position: &Position, tunables: &Tunables, threat: bool) -> f32 {
+    eval::value(position, tunables, threat)
+}
+
 /// The features of a position for the learned value (training reads them).
 pub(crate) use features::{features as value_features, INPUTS as VALUE_INPUTS};
 
