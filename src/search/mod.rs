@@ -66,6 +66,7 @@ mod facts;
 mod info;
 mod mcts;
 mod options;
+mod played_setups;
 mod players;
 mod priors;
 mod report;
@@ -82,7 +83,8 @@ pub mod tunables;
 use crate::rules::{Position, Rules};
 
 pub use options::{Clock, PlayerKind, SearchLimits, SearchOptions};
-pub use players::{book_score, setup_actions};
+pub use played_setups::{PlayedSetup, PLAYED_SETUPS};
+pub use players::{book_score, has_yellow_or_blue, setup_actions};
 pub use report::{win_probability, Candidate, Decision, Proof, SearchInfo, SearchResult};
 pub use searcher::Searcher;
 pub use solver::Solver;

@@ -11,6 +11,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use super::extract::turn_score;
+use super::played_setups::PLAYED_SETUPS;
 use super::solver::Solver;
 use super::tunables::Tunables;
 use super::{Decision, PlayerKind};
@@ -285,11 +286,51 @@ pub(crate) fn random_turn(position: &Position, rules: &Rules, seed: u64) -> Vec<
     chosen
 }
 
-/// How much the setup book likes a homeworld, following the Looney Labs
-/// advice: a Large ship (green for the economy), two stars of different
-/// sizes, blue and green plus red or yellow among the three pieces, and not
-/// the "small universe" of the same star sizes as the opponent. Public so
-/// that self-play can pick varied openings the book rates near its best.
+/// Whether a homeworld creation gives its owner yellow or blue, among its
+/// stars or its ship. Without either the owner can never move a ship away
+/// or change its colour (the home only builds and attacks), so the game
+/// can only run into the turn limit: neither the setup book nor the
+/// openings of `supernova match` ever use such a home.
+pub fn has_yellow_or_blue(action: Action) -> bool {
+    let Action::Homeworld {
+        star,
+        second_star,
+        ship,
+    } = action
+    else {
+        return false;
+    };
+    [Some(star), second_star, Some(ship)]
+        .into_iter()
+        .flatten()
+        .any(|piece| matches!(piece.colour(), Colour::Yellow | Colour::Blue))
+}
+
+/// The book score of a setup people played ([`PLAYED_SETUPS`]): above
+/// every setup they did not play, most played first, then most won.
+const PLAYED_BASE: i32 = 1_000_000;
+/// What a played setup loses when it repeats the opponent's star sizes (the
+/// "small universe", which people avoided: only 11% of the second setups
+/// in the SDG records do it). Larger than any `played * 1000 + won`, so it
+/// ranks below every played setup that avoids it, and still above the
+/// setups nobody played.
+const SMALL_UNIVERSE_PENALTY: i32 = PLAYED_BASE / 2;
+/// The score of a home without yellow or blue ([`has_yellow_or_blue`]):
+/// below anything else, so that it is never chosen while another setup
+/// exists (and under every rule profile one does).
+const NO_MOBILITY: i32 = i32::MIN / 2;
+
+/// How much the setup book likes a homeworld, the best first.
+///
+/// A home without yellow or blue scores lowest of all (it could never move
+/// or trade). Then come the setups people played on SuperDuperGames
+/// ([`PLAYED_SETUPS`]), ranked by how often they were played and then by
+/// how often they won, a second setup that repeats the first home's star
+/// sizes (the "small universe") ranked below the others. Setups nobody
+/// played fall back to the Looney Labs advice: a Large ship (green for the
+/// economy), two stars of different sizes, blue and green plus red or
+/// yellow among the three pieces, and no small universe. Public so that
+/// self-play can pick varied openings the book rates near its best.
 pub fn book_score(position: &Position, action: Action) -> i32 {
     let Action::Homeworld {
         star,
@@ -299,6 +340,22 @@ pub fn book_score(position: &Position, action: Action) -> i32 {
     else {
         return i32::MIN;
     };
+    if !has_yellow_or_blue(action) {
+        return NO_MOBILITY;
+    }
+    let mover = position.side_to_move();
+    let other = position.system(mover.opponent().index() as u8);
+    let small_universe = second_star.is_some_and(|second| {
+        other.exists() && other.size_mask() == (1u8 << star.size()) | (1 << second.size())
+    });
+    if let Some(played) = PLAYED_SETUPS.iter().find(|setup| setup.matches(action)) {
+        let score = PLAYED_BASE + played.played.min(999) as i32 * 1000 + played.won.min(999) as i32;
+        return if small_universe {
+            score - SMALL_UNIVERSE_PENALTY
+        } else {
+            score
+        };
+    }
     let mut score = if ship.size() == 3 { 20 } else { -20 };
     let Some(second) = second_star else {
         return score - 50;
@@ -328,13 +385,8 @@ pub fn book_score(position: &Position, action: Action) -> i32 {
     if ship.colour() == star.colour() || ship.colour() == second.colour() {
         score -= 8;
     }
-    let mover = position.side_to_move();
-    let other = position.system(mover.opponent().index() as u8);
-    if other.exists() {
-        let sizes = (1u8 << star.size()) | (1 << second.size());
-        if other.size_mask() == sizes {
-            score -= 12;
-        }
+    if small_universe {
+        score -= 12;
     }
     score
 }
