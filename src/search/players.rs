@@ -461,6 +461,76 @@ mod tests {
         positions
     }
 
+    fn homeworld(star: &str, second: &str, ship: &str) -> Action {
+        let piece = |code: &str| crate::rules::Piece::parse(code).unwrap();
+        Action::Homeworld {
+            star: piece(star),
+            second_star: Some(piece(second)),
+            ship: piece(ship),
+        }
+    }
+
+    #[test]
+    fn yellow_or_blue_is_looked_for_among_stars_and_ship() {
+        assert!(!has_yellow_or_blue(homeworld("r1", "g3", "g3")));
+        assert!(!has_yellow_or_blue(homeworld("r1", "g2", "r3")));
+        assert!(has_yellow_or_blue(homeworld("r1", "g2", "b3")));
+        assert!(has_yellow_or_blue(homeworld("y1", "g2", "r3")));
+        assert!(!has_yellow_or_blue(Action::Pass));
+    }
+
+    #[test]
+    fn the_book_opens_as_people_did_and_avoids_the_small_universe() {
+        let rules = Rules::STANDARD;
+        let start = Position::start();
+        // The setup people played most on SuperDuperGames.
+        let first = setup_turn(&start, &rules, PlayerKind::Greedy, 0);
+        assert_eq!(first, vec![homeworld("y1", "b2", "g3")]);
+        let mut position = start;
+        position.try_apply(&rules, first[0]).unwrap();
+        position.end_turn(&rules).unwrap();
+        // The most played setup is also y1b2 (sizes 1 and 2); the book
+        // answers with the most played one of other sizes.
+        let second = setup_turn(&position, &rules, PlayerKind::Greedy, 0);
+        assert_eq!(second, vec![homeworld("r1", "b3", "g3")]);
+        let small = book_score(&position, homeworld("y1", "b2", "g3"));
+        let unplayed = book_score(&position, homeworld("r1", "y2", "y3"));
+        let without = book_score(&position, homeworld("r1", "g2", "g3"));
+        assert!(book_score(&position, second[0]) > small);
+        assert!(
+            small > unplayed && unplayed > without,
+            "{small} {unplayed} {without}"
+        );
+    }
+
+    #[test]
+    fn the_table_is_sorted_and_has_no_home_without_yellow_or_blue() {
+        assert!(!PLAYED_SETUPS.is_empty());
+        for pair in PLAYED_SETUPS.windows(2) {
+            assert!((pair[0].played, pair[0].won) >= (pair[1].played, pair[1].won));
+        }
+        for setup in PLAYED_SETUPS {
+            assert!(setup.stars[0] <= setup.stars[1]);
+            assert!(setup.won <= setup.played);
+            assert!(setup.matches(setup.action()));
+            assert!(has_yellow_or_blue(setup.action()), "{setup:?}");
+            let Action::Homeworld {
+                star,
+                second_star: Some(second),
+                ship,
+            } = setup.action()
+            else {
+                unreachable!("a table row is a two-star homeworld");
+            };
+            let swapped = Action::Homeworld {
+                star: second,
+                second_star: Some(star),
+                ship,
+            };
+            assert!(setup.matches(swapped));
+        }
+    }
+
     #[test]
     fn the_greedy_choice_reads_the_same_from_a_classification() {
         let rules = Rules::STANDARD;
