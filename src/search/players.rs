@@ -330,7 +330,7 @@ const NO_MOBILITY: i32 = i32::MIN / 2;
 /// played fall back to the Looney Labs advice: a Large ship (green for the
 /// economy), two stars of different sizes, blue and green plus red or
 /// yellow among the three pieces, and no small universe. Public so that
-/// self-play can pick varied openings the book rates near its best.
+/// tests and tools can check the book against every setup.
 pub fn book_score(position: &Position, action: Action) -> i32 {
     let Action::Homeworld {
         star,
