@@ -258,6 +258,21 @@ enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Print the openings file of `match` (positions/openings.txt): the
+    /// pairs of homeworld setups people played most in SuperDuperGames
+    /// records, leaving out homes without yellow and blue.
+    Openings {
+        /// How many openings to keep, the most frequent first.
+        #[arg(long, default_value_t = 64,
+              value_parser = RangedU64ValueParser::<usize>::new().range(1..=100_000))]
+        count: usize,
+        /// Print the setup book's table (src/search/played_setups.rs) instead.
+        #[arg(long)]
+        setups: bool,
+        /// Record files in the SDG archive format.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
     /// Train the value network by self-play (see the README): generations of
     /// self-play games, fitting, and an SPRT gate against the best so far.
     /// Resumes from DIR when started again with the same arguments.
@@ -807,6 +822,26 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
         Some(Command::Engine) | None => {
             protocol::run(std::io::stdin(), std::io::stdout());
             Ok(())
+        }
+        Some(Command::Openings {
+            count,
+            setups,
+            files,
+        }) => {
+            use supernova::tools::openings;
+            let gathered = openings::gather(&openings::read_records(&files)?);
+            if gathered.openings.is_empty() {
+                return Err(Failure::Error(
+                    "no game in these records has two usable setups".to_string(),
+                ));
+            }
+            let described = openings::describe_files(&files);
+            let mut out = stdout.lock();
+            finish_output(if setups {
+                openings::write_setups(&gathered, &described, &mut out)
+            } else {
+                openings::write_openings(&gathered, count, &described, &mut out)
+            })
         }
     }
 }

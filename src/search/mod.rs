@@ -68,6 +68,7 @@ mod info;
 mod mcts;
 pub mod network;
 mod options;
+mod played_setups;
 mod players;
 mod priors;
 mod report;
@@ -85,7 +86,8 @@ use crate::rules::{Position, Rules};
 
 pub use network::{NetworkError, ValueNetwork};
 pub use options::{Clock, PlayerKind, SearchLimits, SearchOptions};
-pub use players::{book_score, setup_actions};
+pub use played_setups::{PlayedSetup, PLAYED_SETUPS};
+pub use players::{book_score, has_yellow_or_blue, setup_actions};
 pub use report::{win_probability, Candidate, Decision, Proof, SearchInfo, SearchResult};
 pub use searcher::Searcher;
 pub use solver::Solver;

@@ -11,6 +11,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use super::extract::turn_score;
+use super::played_setups::PLAYED_SETUPS;
 use super::solver::Solver;
 use super::tunables::Tunables;
 use super::{Decision, PlayerKind};
@@ -285,11 +286,51 @@ pub(crate) fn random_turn(position: &Position, rules: &Rules, seed: u64) -> Vec<
     chosen
 }
 
-/// How much the setup book likes a homeworld, following the Looney Labs
-/// advice: a Large ship (green for the economy), two stars of different
-/// sizes, blue and green plus red or yellow among the three pieces, and not
-/// the "small universe" of the same star sizes as the opponent. Public so
-/// that self-play can pick varied openings the book rates near its best.
+/// Whether a homeworld creation gives its owner yellow or blue, among its
+/// stars or its ship. Without either the owner can never move a ship away
+/// or change its colour (the home only builds and attacks), so the game
+/// can only run into the turn limit: neither the setup book nor the
+/// openings of `supernova match` ever use such a home.
+pub fn has_yellow_or_blue(action: Action) -> bool {
+    let Action::Homeworld {
+        star,
+        second_star,
+        ship,
+    } = action
+    else {
+        return false;
+    };
+    [Some(star), second_star, Some(ship)]
+        .into_iter()
+        .flatten()
+        .any(|piece| matches!(piece.colour(), Colour::Yellow | Colour::Blue))
+}
+
+/// The book score of a setup people played ([`PLAYED_SETUPS`]): above
+/// every setup they did not play, most played first, then most won.
+const PLAYED_BASE: i32 = 1_000_000;
+/// What a played setup loses when it repeats the opponent's star sizes (the
+/// "small universe", which people avoided: only 11% of the second setups
+/// in the SDG records do it). Larger than any `played * 1000 + won`, so it
+/// ranks below every played setup that avoids it, and still above the
+/// setups nobody played.
+const SMALL_UNIVERSE_PENALTY: i32 = PLAYED_BASE / 2;
+/// The score of a home without yellow or blue ([`has_yellow_or_blue`]):
+/// below anything else, so that it is never chosen while another setup
+/// exists (and under every rule profile one does).
+const NO_MOBILITY: i32 = i32::MIN / 2;
+
+/// How much the setup book likes a homeworld, the best first.
+///
+/// A home without yellow or blue scores lowest of all (it could never move
+/// or trade). Then come the setups people played on SuperDuperGames
+/// ([`PLAYED_SETUPS`]), ranked by how often they were played and then by
+/// how often they won, a second setup that repeats the first home's star
+/// sizes (the "small universe") ranked below the others. Setups nobody
+/// played fall back to the Looney Labs advice: a Large ship (green for the
+/// economy), two stars of different sizes, blue and green plus red or
+/// yellow among the three pieces, and no small universe. Public so that
+/// tests and tools can check the book against every setup.
 pub fn book_score(position: &Position, action: Action) -> i32 {
     let Action::Homeworld {
         star,
@@ -299,6 +340,22 @@ pub fn book_score(position: &Position, action: Action) -> i32 {
     else {
         return i32::MIN;
     };
+    if !has_yellow_or_blue(action) {
+        return NO_MOBILITY;
+    }
+    let mover = position.side_to_move();
+    let other = position.system(mover.opponent().index() as u8);
+    let small_universe = second_star.is_some_and(|second| {
+        other.exists() && other.size_mask() == (1u8 << star.size()) | (1 << second.size())
+    });
+    if let Some(played) = PLAYED_SETUPS.iter().find(|setup| setup.matches(action)) {
+        let score = PLAYED_BASE + played.played.min(999) as i32 * 1000 + played.won.min(999) as i32;
+        return if small_universe {
+            score - SMALL_UNIVERSE_PENALTY
+        } else {
+            score
+        };
+    }
     let mut score = if ship.size() == 3 { 20 } else { -20 };
     let Some(second) = second_star else {
         return score - 50;
@@ -328,13 +385,8 @@ pub fn book_score(position: &Position, action: Action) -> i32 {
     if ship.colour() == star.colour() || ship.colour() == second.colour() {
         score -= 8;
     }
-    let mover = position.side_to_move();
-    let other = position.system(mover.opponent().index() as u8);
-    if other.exists() {
-        let sizes = (1u8 << star.size()) | (1 << second.size());
-        if other.size_mask() == sizes {
-            score -= 12;
-        }
+    if small_universe {
+        score -= 12;
     }
     score
 }
@@ -407,6 +459,76 @@ mod tests {
             }
         }
         positions
+    }
+
+    fn homeworld(star: &str, second: &str, ship: &str) -> Action {
+        let piece = |code: &str| crate::rules::Piece::parse(code).unwrap();
+        Action::Homeworld {
+            star: piece(star),
+            second_star: Some(piece(second)),
+            ship: piece(ship),
+        }
+    }
+
+    #[test]
+    fn yellow_or_blue_is_looked_for_among_stars_and_ship() {
+        assert!(!has_yellow_or_blue(homeworld("r1", "g3", "g3")));
+        assert!(!has_yellow_or_blue(homeworld("r1", "g2", "r3")));
+        assert!(has_yellow_or_blue(homeworld("r1", "g2", "b3")));
+        assert!(has_yellow_or_blue(homeworld("y1", "g2", "r3")));
+        assert!(!has_yellow_or_blue(Action::Pass));
+    }
+
+    #[test]
+    fn the_book_opens_as_people_did_and_avoids_the_small_universe() {
+        let rules = Rules::STANDARD;
+        let start = Position::start();
+        // The setup people played most on SuperDuperGames.
+        let first = setup_turn(&start, &rules, PlayerKind::Greedy, 0);
+        assert_eq!(first, vec![homeworld("y1", "b2", "g3")]);
+        let mut position = start;
+        position.try_apply(&rules, first[0]).unwrap();
+        position.end_turn(&rules).unwrap();
+        // The most played setup is also y1b2 (sizes 1 and 2); the book
+        // answers with the most played one of other sizes.
+        let second = setup_turn(&position, &rules, PlayerKind::Greedy, 0);
+        assert_eq!(second, vec![homeworld("r1", "b3", "g3")]);
+        let small = book_score(&position, homeworld("y1", "b2", "g3"));
+        let unplayed = book_score(&position, homeworld("r1", "y2", "y3"));
+        let without = book_score(&position, homeworld("r1", "g2", "g3"));
+        assert!(book_score(&position, second[0]) > small);
+        assert!(
+            small > unplayed && unplayed > without,
+            "{small} {unplayed} {without}"
+        );
+    }
+
+    #[test]
+    fn the_table_is_sorted_and_has_no_home_without_yellow_or_blue() {
+        assert!(!PLAYED_SETUPS.is_empty());
+        for pair in PLAYED_SETUPS.windows(2) {
+            assert!((pair[0].played, pair[0].won) >= (pair[1].played, pair[1].won));
+        }
+        for setup in PLAYED_SETUPS {
+            assert!(setup.stars[0] <= setup.stars[1]);
+            assert!(setup.won <= setup.played);
+            assert!(setup.matches(setup.action()));
+            assert!(has_yellow_or_blue(setup.action()), "{setup:?}");
+            let Action::Homeworld {
+                star,
+                second_star: Some(second),
+                ship,
+            } = setup.action()
+            else {
+                unreachable!("a table row is a two-star homeworld");
+            };
+            let swapped = Action::Homeworld {
+                star: second,
+                second_star: Some(star),
+                ship,
+            };
+            assert!(setup.matches(swapped));
+        }
     }
 
     #[test]

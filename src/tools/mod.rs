@@ -8,6 +8,7 @@
 pub mod analyse;
 pub mod bench;
 pub mod match_runner;
+pub mod openings;
 pub mod play;
 pub mod selfplay;
 pub mod stats;

@@ -19,12 +19,11 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rayon::prelude::*;
 
+use super::match_runner::{parse_openings, DEFAULT_OPENINGS};
 use super::stats::Tally;
 use super::Ending;
 use crate::rules::{Action, GameStatus, History, Outcome, Position, Repetition, Rules};
-use crate::search::{
-    book_score, setup_actions, Decision, PlayerKind, SearchLimits, SearchOptions, Searcher,
-};
+use crate::search::{Decision, PlayerKind, SearchLimits, SearchOptions, Searcher};
 
 /// One side of a match.
 #[derive(Clone, Debug, PartialEq)]
@@ -170,23 +169,19 @@ impl MatchSummary {
     }
 }
 
-/// `count` openings (the two setup turns), reproducible from `seed`: pairs
-/// of homeworlds the setup book rates near its best, so that deterministic
-/// engines still play varied games.
+/// `count` openings (the two setup turns), reproducible from `seed`: the
+/// built-in openings of `supernova match` (positions/openings.txt, the
+/// pairs of homeworlds people played most), shuffled by the seed and
+/// repeated when more are asked for, so that deterministic engines still
+/// play varied games. Empty if none is legal under `rules`.
 pub fn openings(count: usize, seed: u64, rules: &Rules) -> Vec<Vec<Vec<Action>>> {
-    let start = Position::start();
-    let first_choices = good_setups(&start, rules, 3);
-    let mut pairs = Vec::new();
-    for first in first_choices {
-        let mut after = start;
-        after.apply_unchecked(rules, first);
-        if after.end_turn(rules).is_err() {
-            continue;
-        }
-        for second in good_setups(&after, rules, 3) {
-            pairs.push(vec![vec![first], vec![second]]);
-        }
-    }
+    let Ok(built_in) = parse_openings(DEFAULT_OPENINGS, rules) else {
+        return Vec::new();
+    };
+    let mut pairs: Vec<Vec<Vec<Action>>> = built_in
+        .iter()
+        .map(|opening| opening.setup.iter().map(|&action| vec![action]).collect())
+        .collect();
     let mut rng = SmallRng::seed_from_u64(seed);
     pairs.shuffle(&mut rng);
     if pairs.is_empty() {
@@ -194,20 +189,6 @@ pub fn openings(count: usize, seed: u64, rules: &Rules) -> Vec<Vec<Vec<Action>>>
     }
     (0..count)
         .map(|index| pairs[index % pairs.len()].clone())
-        .collect()
-}
-
-/// Homeworlds within `margin` of the book's best score here.
-fn good_setups(position: &Position, rules: &Rules, margin: i32) -> Vec<Action> {
-    let actions = setup_actions(position, rules);
-    let best = actions
-        .iter()
-        .map(|&action| book_score(position, action))
-        .max()
-        .unwrap_or(0);
-    actions
-        .into_iter()
-        .filter(|&action| book_score(position, action) >= best - margin)
         .collect()
 }
 
