@@ -254,6 +254,9 @@ enum Command {
         /// A value network file (default: the built-in one).
         #[arg(long)]
         eval_file: Option<PathBuf>,
+        /// Only the games `train --records` holds out (every fifth by number).
+        #[arg(long)]
+        held_out: bool,
         /// Record files in the SDG archive format.
         #[arg(required = true)]
         files: Vec<PathBuf>,
@@ -304,12 +307,24 @@ enum Command {
         /// Generations of data each candidate is fitted to.
         #[arg(long, default_value_t = 3)]
         window: u32,
+        /// Weight of the game's result in the value target, from 0 to 1 (the
+        /// rest is the search's value).
+        #[arg(long, default_value_t = 0.5)]
+        result_weight: f32,
+        /// Adam's learning rate at the start (it falls to a tenth).
+        #[arg(long, default_value_t = 0.002)]
+        learning_rate: f32,
         /// Seed of everything random in the run.
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Threads (0 = every core).
         #[arg(long, default_value_t = 0)]
         threads: usize,
+        /// Real games (SDG records, replayed under sdg rules) whose positions
+        /// join every fit, except every fifth game by number (held out for
+        /// `accuracy --held-out`).
+        #[arg(long, num_args = 1..)]
+        records: Vec<PathBuf>,
     },
 }
 
@@ -767,9 +782,26 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
             hidden,
             epochs,
             window,
+            result_weight,
+            learning_rate,
             seed,
             threads,
+            records,
         }) => {
+            if !(0.0..=1.0).contains(&result_weight) {
+                return Err(Failure::Error(format!(
+                    "--result-weight {result_weight}: expected a number from 0 to 1"
+                )));
+            }
+            if !(learning_rate > 0.0 && learning_rate <= 1.0) {
+                return Err(Failure::Error(format!(
+                    "--learning-rate {learning_rate}: expected a number above 0, at most 1"
+                )));
+            }
+            let mut real_games = Vec::new();
+            for path in &records {
+                real_games.push(read_record(path)?);
+            }
             let config = supernova::tools::train::TrainConfig {
                 directory: dir,
                 generations,
@@ -780,8 +812,11 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
                 hidden: hidden.clamp(1, supernova::search::network::MAX_HIDDEN),
                 epochs,
                 window: window.max(1),
+                result_weight,
+                learning_rate,
                 seed,
                 threads,
+                records: real_games,
                 ..Default::default()
             };
             supernova::tools::train::train(&config, &mut stdout.lock()).map_err(Failure::from)
@@ -789,12 +824,17 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
         Some(Command::Accuracy {
             rules,
             eval_file,
+            held_out,
             files,
         }) => {
             let mut records = Vec::new();
             for path in &files {
                 records.push(read_record(path)?);
             }
+            let records: Vec<&GameRecord> = records
+                .iter()
+                .filter(|record| !held_out || supernova::tools::train::is_held_out(record))
+                .collect();
             let hand = EvalArguments {
                 eval: Some(Evaluation::Hand),
                 eval_file: None,

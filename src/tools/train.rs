@@ -95,6 +95,18 @@ pub struct TrainConfig {
     pub threads: usize,
     /// Turns after the opening before a self-play or gate game is drawn.
     pub max_turns: u32,
+    /// Real games whose positions join every fit (value target: the game's
+    /// result), except the held-out ones (see [`is_held_out`]).
+    pub records: Vec<GameRecord>,
+    /// The rules the records are replayed under (SDG records need `sdg`).
+    pub record_rules: Rules,
+}
+
+/// Whether a real game is kept out of training, so that
+/// [`value_accuracy`] on these games measures what was not learned from:
+/// every fifth game by its site number.
+pub fn is_held_out(record: &GameRecord) -> bool {
+    record.header.game_number % 5 == 0
 }
 
 impl Default for TrainConfig {
@@ -114,6 +126,8 @@ impl Default for TrainConfig {
             seed: 1,
             threads: 0,
             max_turns: 150,
+            records: Vec::new(),
+            record_rules: Rules::SDG,
         }
     }
 }
@@ -174,7 +188,8 @@ pub fn train(config: &TrainConfig, out: &mut dyn Write) -> Result<(), String> {
         let candidate = if candidate_file.exists() {
             read_network(&candidate_file)?
         } else {
-            let samples = load_samples(config, generation)?;
+            let mut samples = load_samples(config, generation)?;
+            samples.extend(record_samples(config));
             let name = format!("gen-{generation}");
             let start = match &best {
                 Some(network) if network.hidden() == config.hidden => {
@@ -448,6 +463,49 @@ fn load_samples(config: &TrainConfig, generation: u32) -> Result<Vec<Sample>, St
         }
     }
     Ok(samples)
+}
+
+/// The positions of the real games that are not held out, each twice (they
+/// are few and made by people), with the game's result as the target.
+fn record_samples(config: &TrainConfig) -> Vec<Sample> {
+    let mut samples = Vec::new();
+    let mut solver = Solver::default();
+    for record in &config.records {
+        if is_held_out(record) || record.unsupported().is_some() {
+            continue;
+        }
+        let walk = record.walk(&config.record_rules);
+        let Outcome::Win(winner) = walk.outcome else {
+            continue;
+        };
+        if walk.illegal.is_some() {
+            continue;
+        }
+        let rules = record
+            .rules(&config.record_rules)
+            .unwrap_or(config.record_rules);
+        for turn in &walk.turns {
+            let position = turn.board.position;
+            if position.in_setup() {
+                continue;
+            }
+            let result = if position.side_to_move() == winner {
+                1.0
+            } else {
+                -1.0
+            };
+            let sample = Sample {
+                game: record.header.game_number as u32,
+                position,
+                result,
+                value: result,
+                threat: leaf_threat(&mut solver, &position, &rules),
+            };
+            samples.push(sample.clone());
+            samples.push(sample);
+        }
+    }
+    samples
 }
 
 /// Parses data lines (see the module documentation).
@@ -809,7 +867,7 @@ impl Accuracy {
 /// positions of `records` that were decided on the board under `rules`.
 /// Returns the accuracy of each, in order, and the games used.
 pub fn value_accuracy(
-    records: &[GameRecord],
+    records: &[&GameRecord],
     rules: &Rules,
     evaluations: &[Tunables],
 ) -> (Vec<Accuracy>, usize) {
