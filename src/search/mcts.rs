@@ -69,7 +69,10 @@ pub(crate) struct Backup {
     /// The player to move at the root.
     pub root_mover: usize,
     /// A draw's value for the root mover: `-draw_contempt` times the root's
-    /// static value, so a draw is bad for whoever the evaluation favours.
+    /// static value when that is positive, so a side ahead avoids draws; 0
+    /// when behind, because a root that is barely behind by the evaluation
+    /// (often in the opening) would otherwise steer into a repetition
+    /// against an opponent it beats (measured against greedy).
     pub draw_value: f32,
     /// Per-turn factor on a leaf's value as it is backed up (1: none).
     /// A proof stores no distance, so once a node is proven its value
@@ -84,7 +87,7 @@ impl Backup {
     pub fn new(tunables: &Tunables, root_mover: usize, root_value: f32) -> Backup {
         Backup {
             root_mover,
-            draw_value: -tunables[Tunable::DrawContempt] * root_value.clamp(-1.0, 1.0),
+            draw_value: -tunables[Tunable::DrawContempt] * root_value.clamp(0.0, 1.0),
             discount: tunables[Tunable::TurnDiscount],
         }
     }
@@ -905,9 +908,10 @@ mod tests {
         assert!((ahead.draw_for(0) - 0.4).abs() < 1e-6);
         assert!((ahead.proof_value(PROVEN_DRAW, 1) + 0.4).abs() < 1e-6);
         assert_eq!(ahead.proof_value(PROVEN_WIN, 1), 1.0);
-        // Behind, the same rule makes a draw welcome.
+        // Behind, a draw is worth no more than usual.
         let behind = Backup::new(&tunables, 0, -0.6);
-        assert!((behind.draw_for(0) - 0.3).abs() < 1e-6);
+        assert_eq!(behind.draw_for(0), 0.0);
+        assert_eq!(behind.draw_for(1), 0.0);
         tunables.set("draw_contempt", 0.0).unwrap();
         assert_eq!(Backup::new(&tunables, 0, 0.9).draw_for(0), 0.0);
     }
