@@ -117,7 +117,12 @@ pub(crate) fn best_turn(
     loop {
         let node = tree.node(node_id);
         let thin = node_id != root && node.visits.load(Ordering::Relaxed) < min_visits;
-        let edge = if thin { None } else { pick_edge(tree, node_id) };
+        // A proven win is exact however few visits found it: follow it, or
+        // the turn that carries it may be cut short (a sacrifice, then a pass).
+        let edge = pick_edge(tree, node_id).filter(|&index| {
+            let child = tree.edge(index).child.load(Ordering::Acquire);
+            !thin || proof_for(tree, child, node.mover()) == PROVEN_WIN
+        });
         let Some(edge_index) = edge else {
             if node_id == root {
                 return None;

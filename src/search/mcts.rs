@@ -53,6 +53,83 @@ pub(crate) struct Shared<'a> {
     pub depth_sum: AtomicU64,
     pub max_depth: AtomicU32,
     pub node_limit: u64,
+    /// How values of draws and of distant leaves are backed up.
+    pub backup: Backup,
+}
+
+/// How leaf values are turned into backed-up values: draws scored with
+/// contempt, and distant leaves discounted per turn.
+///
+/// Both exist so that a side that is ahead makes progress (issue 8 §3):
+/// without them a repetition is worth 0 to both sides and a win in ten
+/// turns is worth as much as a win in two, so a won position can drift into
+/// a repetition or the turn limit.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Backup {
+    /// The player to move at the root.
+    pub root_mover: usize,
+    /// A draw's value for the root mover: `-draw_contempt` times the root's
+    /// static value when that is positive, so a side ahead avoids draws; 0
+    /// when behind, because a root that is barely behind by the evaluation
+    /// (often in the opening) would otherwise steer into a repetition
+    /// against an opponent it beats (measured against greedy).
+    pub draw_value: f32,
+    /// Per-turn factor on a leaf's value as it is backed up (1: none).
+    /// A proof stores no distance, so once a node is proven its value
+    /// counts in full from that node up: the discount orders the values of
+    /// unproven lines, and a proven win is preferred by its proof anyway.
+    pub discount: f32,
+}
+
+impl Backup {
+    /// The backup rules for a search from a root whose static value for its
+    /// mover is `root_value`.
+    pub fn new(tunables: &Tunables, root_mover: usize, root_value: f32) -> Backup {
+        Backup {
+            root_mover,
+            draw_value: -tunables[Tunable::DrawContempt] * root_value.clamp(0.0, 1.0),
+            discount: tunables[Tunable::TurnDiscount],
+        }
+    }
+
+    /// Plain backups: a draw is worth 0 and nothing is discounted.
+    #[cfg(test)]
+    pub fn neutral() -> Backup {
+        Backup {
+            root_mover: 0,
+            draw_value: 0.0,
+            discount: 1.0,
+        }
+    }
+
+    /// A draw's value for `mover`.
+    #[inline]
+    pub fn draw_for(&self, mover: usize) -> f32 {
+        if mover == self.root_mover {
+            self.draw_value
+        } else {
+            -self.draw_value
+        }
+    }
+
+    /// A proof's value for the node's mover, draws with contempt.
+    #[inline]
+    pub fn proof_value(&self, proof: u8, mover: usize) -> f32 {
+        match proof {
+            PROVEN_DRAW => self.draw_for(mover),
+            other => proof_value(other),
+        }
+    }
+
+    /// The factor on a value found `turns` turns below a node.
+    #[inline]
+    pub fn factor(&self, turns: u32) -> f32 {
+        if self.discount == 1.0 || turns == 0 {
+            1.0
+        } else {
+            self.discount.powi(turns.min(i32::MAX as u32) as i32)
+        }
+    }
 }
 
 impl Shared<'_> {
@@ -245,10 +322,18 @@ impl Worker {
         let key = node_key(position, turn);
         if let Some(node) = tree.lookup(key) {
             // A reused node may have been a repetition on the old path; as
-            // the root it is simply the current position.
-            tree.node(node)
+            // the root it is simply the current position. A repetition was
+            // never evaluated, and the draw contempt needs the root's value.
+            let flags = tree
+                .node(node)
                 .flags
                 .fetch_and(!FLAG_REPETITION, Ordering::Relaxed);
+            if flags & FLAG_REPETITION != 0 {
+                let value = self.leaf_value(position, rules, tunables);
+                tree.node(node)
+                    .eval
+                    .store(value.to_bits(), Ordering::Relaxed);
+            }
             return Some(node);
         }
         let mover = position.side_to_move().index();
@@ -272,6 +357,7 @@ impl Worker {
         let mut position = shared.root_position;
         let mut turn = shared.root_turn;
         let mut node_id = shared.root;
+        let backup = &shared.backup;
         self.path.clear();
         self.starts.clear();
         self.starts.push(position.hash());
@@ -285,10 +371,10 @@ impl Worker {
             let mover = node.mover();
             let proof = node.proof.load(Ordering::Acquire);
             if proof != UNPROVEN {
-                break (proof_value(proof), mover, true);
+                break (backup.proof_value(proof, mover), mover, true);
             }
             if node.flags.load(Ordering::Relaxed) & FLAG_REPETITION != 0 {
-                break (0.0, mover, false);
+                break (backup.draw_for(mover), mover, false);
             }
             let mut state = node.state.load(Ordering::Acquire);
             if state == UNEXPANDED
@@ -298,7 +384,7 @@ impl Worker {
                 state = EXPANDED;
                 let proof = node.proof.load(Ordering::Acquire);
                 if proof != UNPROVEN {
-                    break (proof_value(proof), mover, true);
+                    break (backup.proof_value(proof, mover), mover, true);
                 }
             }
             if state != EXPANDED && state != WIDENING {
@@ -307,7 +393,8 @@ impl Worker {
             let Some(edge_index) = self.select(shared, node_id, &position) else {
                 // Every materialised child is a proven loss and none is left.
                 if try_prove(tree, node_id) {
-                    break (proof_value(node.proof.load(Ordering::Acquire)), mover, true);
+                    let proof = node.proof.load(Ordering::Acquire);
+                    break (backup.proof_value(proof, mover), mover, true);
                 }
                 break (-1.0, mover, false);
             };
@@ -332,7 +419,14 @@ impl Worker {
                     && (shared.history.binary_search(&hash).is_ok() || self.starts.contains(&hash));
                 self.starts.push(hash);
                 if repeats {
-                    break (0.0, tree.node(child).mover(), false);
+                    // The repeated node takes the draw's value too, so that
+                    // its mean (what selection reads) is the draw's value,
+                    // not whatever it held when it was created.
+                    let repeated = tree.node(child);
+                    repeated.virtual_loss.fetch_add(1, Ordering::Relaxed);
+                    self.path.push(child);
+                    let repeated_mover = repeated.mover();
+                    break (backup.draw_for(repeated_mover), repeated_mover, false);
                 }
             }
             if child == 0 {
@@ -343,6 +437,13 @@ impl Worker {
                         created.virtual_loss.fetch_add(1, Ordering::Relaxed);
                         self.path.push(index);
                         let proof = created.proof.load(Ordering::Relaxed);
+                        let repetition =
+                            created.flags.load(Ordering::Relaxed) & FLAG_REPETITION != 0;
+                        let value = if proof == PROVEN_DRAW || repetition {
+                            backup.draw_for(created.mover())
+                        } else {
+                            value
+                        };
                         break (value, created.mover(), proof != UNPROVEN);
                     }
                     Creation::Existing(index) => {
@@ -354,12 +455,17 @@ impl Worker {
             }
             node_id = child;
         };
+        // `turn` is now the leaf's turn; each node sees the leaf's value
+        // discounted by how many turns below it the leaf lies.
+        let leaf_turn = turn;
         for &index in self.path.iter().rev() {
             let node = tree.node(index);
+            let node_turn = node.turn.load(Ordering::Relaxed);
+            let discounted = value * backup.factor(leaf_turn.saturating_sub(node_turn));
             let signed = if node.mover() == value_mover {
-                value
+                discounted
             } else {
-                -value
+                -discounted
             };
             node.value_sum
                 .fetch_add((signed as f64 * VALUE_SCALE) as i64, Ordering::Relaxed);
@@ -625,7 +731,7 @@ impl Worker {
                         match if same { proof } else { flip_proof(proof) } {
                             PROVEN_WIN => return Some(index),
                             PROVEN_LOSS => continue,
-                            _ => 0.0,
+                            _ => shared.backup.draw_for(mover),
                         }
                     } else {
                         let in_flight = child_node.virtual_loss.load(Ordering::Relaxed) as f32;
@@ -714,9 +820,10 @@ mod tests {
     use super::*;
     use crate::search::testing::position;
 
-    /// Runs the bare tree (no root shortcuts) and returns the root's proof
-    /// and mean value for the side to move.
-    fn bare_tree(position: Position, iterations: u32) -> (u8, f32) {
+    /// Runs the bare tree (no root shortcuts) from `position` at turn 0,
+    /// with `history` (unsorted hashes of earlier positions) and the backup
+    /// rules; returns the tree and its root.
+    fn grow(position: Position, history: &[u64], backup: Backup, iterations: u32) -> (Tree, u32) {
         let rules = Rules::STANDARD;
         let tunables = Tunables::default();
         let tree = Tree::with_megabytes(4);
@@ -724,6 +831,8 @@ mod tests {
         let root = worker
             .ensure_root(&tree, &rules, &tunables, &position, 0)
             .unwrap();
+        let mut history = history.to_vec();
+        history.sort_unstable();
         let stop = AtomicBool::new(false);
         let shared = Shared {
             tree: &tree,
@@ -732,7 +841,7 @@ mod tests {
             root,
             root_position: position,
             root_turn: 0,
-            history: &[],
+            history: &history,
             root_filter: None,
             stop: &stop,
             halt: AtomicBool::new(false),
@@ -740,10 +849,23 @@ mod tests {
             depth_sum: AtomicU64::new(0),
             max_depth: AtomicU32::new(0),
             node_limit: u64::MAX,
+            backup,
         };
         for _ in 0..iterations {
             worker.iterate(&shared);
         }
+        (tree, root)
+    }
+
+    /// Runs the bare tree with plain backups and returns the root's proof
+    /// and mean value for the side to move.
+    fn bare_tree(position: Position, iterations: u32) -> (u8, f32) {
+        bare_tree_with(position, Backup::neutral(), iterations)
+    }
+
+    /// [`bare_tree`] with the given backup rules.
+    fn bare_tree_with(position: Position, backup: Backup, iterations: u32) -> (u8, f32) {
+        let (tree, root) = grow(position, &[], backup, iterations);
         let node = tree.node(root);
         (node.proof.load(Ordering::Relaxed), node.mean().unwrap())
     }
@@ -768,5 +890,116 @@ mod tests {
         let (proof, value) = bare_tree(position, 400);
         assert_eq!(proof, PROVEN_LOSS);
         assert!(value < -0.5, "value {value}");
+    }
+
+    #[test]
+    fn draw_contempt_counts_against_the_side_ahead() {
+        let mut tunables = Tunables::default();
+        tunables.set("draw_contempt", 0.5).unwrap();
+        // Root mover 1, who is ahead: a draw is bad for it, good for 0.
+        let ahead = Backup::new(&tunables, 1, 0.8);
+        assert!((ahead.draw_for(1) + 0.4).abs() < 1e-6);
+        assert!((ahead.draw_for(0) - 0.4).abs() < 1e-6);
+        assert!((ahead.proof_value(PROVEN_DRAW, 1) + 0.4).abs() < 1e-6);
+        assert_eq!(ahead.proof_value(PROVEN_WIN, 1), 1.0);
+        // Behind, a draw is worth no more than usual.
+        let behind = Backup::new(&tunables, 0, -0.6);
+        assert_eq!(behind.draw_for(0), 0.0);
+        assert_eq!(behind.draw_for(1), 0.0);
+        tunables.set("draw_contempt", 0.0).unwrap();
+        assert_eq!(Backup::new(&tunables, 0, 0.9).draw_for(0), 0.0);
+    }
+
+    #[test]
+    fn the_turn_discount_shrinks_distant_values() {
+        let mut tunables = Tunables::default();
+        tunables.set("turn_discount", 0.9).unwrap();
+        let backup = Backup::new(&tunables, 0, 0.0);
+        assert_eq!(backup.factor(0), 1.0);
+        assert!((backup.factor(2) - 0.81).abs() < 1e-6);
+        assert_eq!(Backup::neutral().factor(7), 1.0);
+    }
+
+    #[test]
+    fn a_side_ahead_scores_a_repetition_with_contempt_and_avoids_it() {
+        // Issue 8 §3, from a match against greedy (game 86): player 1 is far
+        // ahead, and moving G3 from Delos back to Kotok repeats the position
+        // after its previous turn. Without contempt the repetition scored 0
+        // and, with a high prior, took the most visits and was played.
+        let rules = Rules::STANDARD;
+        let tunables = Tunables::default();
+        let root = position(
+            &[
+                ("g3b1", "y3", ""),
+                ("r2g1", "", "r1y1g1b1b3"),
+                ("b2", "", "g2b3"),
+                ("g2", "", "g2g3"),
+                ("y3", "", "y1g1g3"),
+            ],
+            1,
+        );
+        let repeated = position(
+            &[
+                ("g3b1", "y3", ""),
+                ("r2g1", "", "r1y1g1b1b3"),
+                ("b2", "", "g2g3b3"),
+                ("g2", "", "g2g3"),
+                ("y3", "", "y1g1"),
+            ],
+            0,
+        );
+        let mut reachable = false;
+        crate::rules::TurnEnumerator::default().for_each_turn(&root, &rules, |_, result, _| {
+            reachable |= result.hash() == repeated.hash();
+        });
+        assert!(reachable, "the repetition is one turn away");
+        let root_value = eval::value(&root, &tunables, false);
+        assert!(root_value > 0.5, "player 1 is ahead: {root_value}");
+        let backup = Backup::new(&tunables, 1, root_value);
+        assert!(backup.draw_value < -0.2, "{backup:?}");
+        let (tree, root_id) = grow(root, &[repeated.hash()], backup, 2_000);
+        let node = tree
+            .lookup(node_key(&repeated, 1))
+            .map(|index| tree.node(index))
+            .expect("the repetition was searched");
+        // Its mean, for player 1, is the draw's value, not 0.
+        let mean = -node.mean().unwrap();
+        assert!((mean - backup.draw_value).abs() < 1e-3, "mean {mean}");
+        let chosen = crate::search::extract::best_turn(&tree, &rules, &tunables, root_id, &root)
+            .expect("a turn");
+        assert_ne!(
+            chosen.result.hash(),
+            repeated.hash(),
+            "{:?}",
+            chosen.actions
+        );
+        let visits = node.visits.load(Ordering::Relaxed);
+        assert!(visits < 100, "the repetition took {visits} visits");
+    }
+
+    #[test]
+    fn a_proven_win_is_read_out_through_a_thinly_visited_sacrifice() {
+        // Issue 8 §3, from a match against greedy (game 45): sacrificing Y2
+        // and moving two ships into the enemy home wins by force, but the
+        // sacrifice node had fewer visits than `extract_min_visits`, so the
+        // turn was cut short into "sacrifice, pass, pass".
+        let rules = Rules::STANDARD;
+        let tunables = Tunables::default();
+        let root = position(
+            &[
+                ("g3b1", "r1r2y1y2b3", ""),
+                ("r1b2", "", "g3"),
+                ("b3", "r2r3r3g3", ""),
+                ("g2", "y1y1", ""),
+                ("r2", "r1r3", ""),
+            ],
+            0,
+        );
+        let (tree, root_id) = grow(root, &[], Backup::neutral(), 2_000);
+        assert_eq!(tree.node(root_id).proof.load(Ordering::Relaxed), PROVEN_WIN);
+        let chosen = crate::search::extract::best_turn(&tree, &rules, &tunables, root_id, &root)
+            .expect("a turn");
+        assert_eq!(chosen.proof, PROVEN_WIN, "{:?}", chosen.actions);
+        assert_eq!(chosen.actions.len(), 3, "{:?}", chosen.actions);
     }
 }

@@ -8,7 +8,7 @@ use std::time::Instant;
 use rayon::{ThreadPool, ThreadPoolBuilder};
 
 use super::info::{collect_info, TreeReading};
-use super::mcts::{Shared, Worker};
+use super::mcts::{Backup, Shared, Worker};
 use super::options::{PlayerKind, SearchLimits, SearchOptions};
 use super::players;
 use super::report::{Decision, SearchInfo, SearchResult};
@@ -256,6 +256,12 @@ impl Searcher {
             (false, Some(nodes)) => nodes,
             _ => u64::MAX,
         };
+        // Draws are scored against whoever the root's static value favours.
+        let backup = Backup::new(
+            tunables,
+            job.position.side_to_move().index(),
+            self.tree.node(root).static_value(),
+        );
         let shared = Shared {
             tree: &self.tree,
             rules: self.options.rules,
@@ -271,6 +277,7 @@ impl Searcher {
             depth_sum: AtomicU64::new(0),
             max_depth: AtomicU32::new(0),
             node_limit,
+            backup,
         };
         let threads = self.options.threads.max(1);
         let multi_pv = self.options.multi_pv.max(1);

@@ -97,6 +97,8 @@ tunables! {
     PriorPass = ("prior_pass", -4.0, -20.0, 10.0, "prior logit of passing at the start of a turn"),
     PriorEndSacrifice = ("prior_end_sacrifice", -1.0, -20.0, 10.0, "prior logit of ending a sacrifice early"),
     PriorEndDone = ("prior_end_done", 3.0, -20.0, 20.0, "prior logit of ending a finished turn"),
+    DrawContempt = ("draw_contempt", 0.5, 0.0, 1.0, "a draw in the tree is worth -this x the root's static value (when positive) to the root mover: a side ahead avoids repetitions"),
+    TurnDiscount = ("turn_discount", 1.0, 0.8, 1.0, "a leaf value counts this^(turns below the node) in the backup (proofs count in full): a win sooner is worth more"),
     // ----- turn extraction and time -----
     ExtractMinVisits = ("extract_min_visits", 50.0, 1.0, 10000.0, "below this, an intra-turn node ends the turn instead of descending"),
     MoveOverheadMs = ("move_overhead_ms", 50.0, 0.0, 5000.0, "clock time kept back for communication, in ms"),
