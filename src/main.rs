@@ -311,6 +311,10 @@ enum Command {
         /// rest is the search's value).
         #[arg(long, default_value_t = 0.5)]
         result_weight: f32,
+        /// Discount of the game's result per turn left to its end, in (0, 1]
+        /// (1 = none): a sooner win is worth more.
+        #[arg(long, default_value_t = 1.0)]
+        discount: f32,
         /// Adam's learning rate at the start (it falls to a tenth).
         #[arg(long, default_value_t = 0.002)]
         learning_rate: f32,
@@ -783,6 +787,7 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
             epochs,
             window,
             result_weight,
+            discount,
             learning_rate,
             seed,
             threads,
@@ -791,6 +796,11 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
             if !(0.0..=1.0).contains(&result_weight) {
                 return Err(Failure::Error(format!(
                     "--result-weight {result_weight}: expected a number from 0 to 1"
+                )));
+            }
+            if !(discount > 0.0 && discount <= 1.0) {
+                return Err(Failure::Error(format!(
+                    "--discount {discount}: expected a number above 0, at most 1"
                 )));
             }
             if !(learning_rate > 0.0 && learning_rate <= 1.0) {
@@ -813,6 +823,7 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
                 epochs,
                 window: window.max(1),
                 result_weight,
+                discount,
                 learning_rate,
                 seed,
                 threads,

@@ -64,11 +64,12 @@ pub(crate) fn features(
 }
 
 /// The linear weights and bias over these features that reproduce the hand
-/// evaluation exactly: `tanh(logit / 2) = tanh(score / eval_scale)` when
-/// `logit = 2 * score / eval_scale`. Training starts from them, so the first
-/// learned value begins where the hand evaluation is.
+/// evaluation exactly: `tanh(learned_scale * logit / 2) = tanh(score /
+/// eval_scale)` when `logit = 2 * score / (eval_scale * learned_scale)`.
+/// Training starts from them, so the first learned value begins where the
+/// hand evaluation is.
 pub(crate) fn hand_linear(tunables: &Tunables) -> ([f32; INPUTS], f32) {
-    let factor = 2.0 / tunables[Tunable::EvalScale];
+    let factor = 2.0 / (tunables[Tunable::EvalScale] * tunables[Tunable::LearnedScale]);
     let mut weights = [0.0; INPUTS];
     for (index, tunable) in PLAYER_WEIGHTS.iter().enumerate() {
         weights[index] = tunables[*tunable] * factor;

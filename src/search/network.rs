@@ -31,7 +31,7 @@ use std::fmt;
 use std::sync::{Arc, OnceLock};
 
 use super::features::{features, hand_linear, FEATURE_SET, INPUTS};
-use super::tunables::Tunables;
+use super::tunables::{Tunable, Tunables};
 use crate::rules::Position;
 
 /// The format version written on a network's first line.
@@ -160,7 +160,7 @@ impl ValueNetwork {
     pub fn value(&self, position: &Position, tunables: &Tunables, threat: bool) -> f32 {
         let mut inputs = [0.0; INPUTS];
         features(position, tunables, threat, &mut inputs);
-        (self.logit(&inputs) * 0.5).tanh()
+        (self.logit(&inputs) * 0.5 * tunables[Tunable::LearnedScale]).tanh()
     }
 
     /// Reads a network from its text form.
@@ -358,7 +358,8 @@ mod tests {
         }
         assert!((network.logit(&inputs) - expected).abs() < 1e-4);
         let value = network.value(&position, &tunables, false);
-        assert!((value - (expected * 0.5).tanh()).abs() < 1e-4);
+        let scale = tunables[Tunable::LearnedScale];
+        assert!((value - (expected * 0.5 * scale).tanh()).abs() < 1e-4);
     }
 
     #[test]

@@ -75,6 +75,7 @@ tunables! {
     Pressure = ("pressure", 0.15, 0.0, 5.0, "per size of own ships one jump from the enemy home"),
     Tempo = ("tempo", 0.3, -5.0, 5.0, "bonus for having the move"),
     EvalScale = ("eval_scale", 25.0, 1.0, 100.0, "K in value = tanh(score / K); large enough that a big lead still shows progress"),
+    LearnedScale = ("learned_scale", 2.0, 0.1, 10.0, "the learned value is tanh(learned_scale * logit / 2): its sharpness for the search"),
     // ----- search -----
     Cpuct = ("cpuct", 1.5, 0.05, 10.0, "exploration constant at the start of a turn"),
     CpuctIntraTurn = ("cpuct_intra_turn", 1.0, 0.05, 10.0, "exploration constant inside a turn"),

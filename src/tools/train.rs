@@ -87,6 +87,11 @@ pub struct TrainConfig {
     pub window: u32,
     /// Weight of the game's result in the value target (the rest is the search's value).
     pub result_weight: f32,
+    /// The game's result counts `discount^n` for a position `n` turns
+    /// before the game's last turn: a win sooner is worth more than a win
+    /// later, so that the value leads a winning side to finish (1 = no
+    /// discount).
+    pub discount: f32,
     /// Adam's learning rate.
     pub learning_rate: f32,
     /// Seed of everything random in the run.
@@ -122,6 +127,7 @@ impl Default for TrainConfig {
             epochs: 6,
             window: 3,
             result_weight: 0.5,
+            discount: 1.0,
             learning_rate: 0.002,
             seed: 1,
             threads: 0,
@@ -189,7 +195,12 @@ pub fn train(config: &TrainConfig, out: &mut dyn Write) -> Result<(), String> {
             read_network(&candidate_file)?
         } else {
             let mut samples = load_samples(config, generation)?;
-            samples.extend(record_samples(config));
+            discount_results(&mut samples, config.discount);
+            // Real games count twice: they are few, and made by people.
+            let mut real = record_samples(config);
+            discount_results(&mut real, config.discount);
+            samples.extend(real.iter().cloned());
+            samples.extend(real);
             let name = format!("gen-{generation}");
             let start = match &best {
                 Some(network) if network.hidden() == config.hidden => {
@@ -465,8 +476,8 @@ fn load_samples(config: &TrainConfig, generation: u32) -> Result<Vec<Sample>, St
     Ok(samples)
 }
 
-/// The positions of the real games that are not held out, each twice (they
-/// are few and made by people), with the game's result as the target.
+/// The positions of the real games that are not held out, in the order
+/// played, with the game's result as the target.
 fn record_samples(config: &TrainConfig) -> Vec<Sample> {
     let mut samples = Vec::new();
     let mut solver = Solver::default();
@@ -494,18 +505,32 @@ fn record_samples(config: &TrainConfig) -> Vec<Sample> {
             } else {
                 -1.0
             };
-            let sample = Sample {
+            samples.push(Sample {
                 game: record.header.game_number as u32,
                 position,
                 result,
                 value: result,
                 threat: leaf_threat(&mut solver, &position, &rules),
-            };
-            samples.push(sample.clone());
-            samples.push(sample);
+            });
         }
     }
     samples
+}
+
+/// Scales each sample's result by `discount` to the power of the turns left
+/// in its game. A game's samples are consecutive and in the order played
+/// (as the data files and the record walk give them).
+fn discount_results(samples: &mut [Sample], discount: f32) {
+    let mut factor = 1.0;
+    let mut game = None;
+    for sample in samples.iter_mut().rev() {
+        if game != Some(sample.game) {
+            game = Some(sample.game);
+            factor = 1.0;
+        }
+        sample.result *= factor;
+        factor *= discount;
+    }
 }
 
 /// Parses data lines (see the module documentation).
@@ -677,7 +702,12 @@ fn fit(
             let mixed =
                 config.result_weight * sample.result + (1.0 - config.result_weight) * sample.value;
             let validation = sample.game % 20 == 7;
-            (inputs, (mixed + 1.0) / 2.0, sample.result, validation)
+            (
+                inputs,
+                (mixed + 1.0) / 2.0,
+                sample.result.signum(),
+                validation,
+            )
         })
         .collect();
     let (validation, training): (Vec<_>, Vec<_>) =
@@ -919,6 +949,27 @@ mod tests {
         assert!(error.contains("line 1"), "{error}");
         let error = parse_samples("1\tnonsense\t1\t0\t0\n", 1, &mut samples).unwrap_err();
         assert!(error.contains("line 1"), "{error}");
+    }
+
+    #[test]
+    fn results_are_discounted_by_the_turns_left_in_each_game() {
+        let position = hwpn::parse("r1b3:g3:/y2b1::g3 0").unwrap().position;
+        let sample = |game, result| Sample {
+            game,
+            position,
+            result,
+            value: 0.0,
+            threat: false,
+        };
+        let mut samples = vec![
+            sample(1, 1.0),
+            sample(1, -1.0),
+            sample(1, 1.0),
+            sample(2, -1.0),
+        ];
+        discount_results(&mut samples, 0.5);
+        let results: Vec<f32> = samples.iter().map(|sample| sample.result).collect();
+        assert_eq!(results, [0.25, -0.5, 1.0, -1.0]);
     }
 
     #[test]
