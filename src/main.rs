@@ -276,6 +276,22 @@ enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Fit the action priors' weights to the turns people played (maximum
+    /// likelihood, held-out games reported) and print them as `name value`.
+    Priors {
+        /// Rule profile: standard, sdg or cli (SDG records need sdg).
+        #[arg(long, default_value = "sdg")]
+        rules: Rules,
+        /// At most this many decisions (a seeded sample) are used.
+        #[arg(long, default_value_t = 40_000)]
+        max_steps: usize,
+        /// Seed of the sample.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Record files in the SDG archive format.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
     /// Train the value network by self-play (see the README): generations of
     /// self-play games, fitting, and an SPRT gate against the best so far.
     /// Resumes from DIR when started again with the same arguments.
@@ -866,6 +882,34 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
                     accuracy.mean_loss(),
                     accuracy.positions
                 )?;
+            }
+            out.flush()?;
+            Ok(())
+        }
+        Some(Command::Priors {
+            rules,
+            max_steps,
+            seed,
+            files,
+        }) => {
+            let mut records = Vec::new();
+            for path in &files {
+                records.push(read_record(path)?);
+            }
+            let fit = supernova::tools::priors::fit_priors(&records, &rules, max_steps, seed);
+            let mut out = stdout.lock();
+            writeln!(
+                out,
+                "# {} decisions fitted, {} held out: log-likelihood {:.4} -> {:.4}, top-1 {:.1}% -> {:.1}%",
+                fit.steps.0,
+                fit.steps.1,
+                fit.log_likelihood.0,
+                fit.log_likelihood.1,
+                100.0 * fit.top_one.0,
+                100.0 * fit.top_one.1
+            )?;
+            for (name, value) in supernova::tools::priors::FITTED.iter().zip(&fit.values) {
+                writeln!(out, "{name} {value:.2}")?;
             }
             out.flush()?;
             Ok(())

@@ -113,6 +113,10 @@ pub(crate) fn evaluate(position: &Position, tunables: &Tunables, threat: bool) -
     eval::value(position, tunables, threat)
 }
 
+/// The raw prior logits of every child of a position (the prior fitting
+/// reads them).
+pub(crate) use priors::child_logits;
+
 /// The features of a position for the learned value (training reads them).
 pub(crate) use features::{features as value_features, INPUTS as VALUE_INPUTS};
 

@@ -208,6 +208,25 @@ fn end_logit(position: &Position, rules: &Rules, tunables: &Tunables) -> Option<
     }
 }
 
+/// Every child of `position` as (logit, packed action), before the softmax,
+/// the end of the turn (packed as 0) included when it is allowed: what the
+/// prior fitting of `supernova priors` differentiates.
+pub(crate) fn child_logits(
+    position: &Position,
+    rules: &Rules,
+    tunables: &Tunables,
+    out: &mut Vec<(f32, u32)>,
+) {
+    out.clear();
+    let facts = Facts::new(position);
+    position.for_each_action(rules, |action| {
+        out.push((logit(position, &facts, action, tunables), action.pack()));
+    });
+    if let Some(end) = end_logit(position, rules, tunables) {
+        out.push((end, super::tree::END_TURN));
+    }
+}
+
 /// Every child of `position` as (prior, packed action), the first `sorted`
 /// of them sorted by prior (highest first, ties by packed action so the
 /// order is deterministic) and the rest after them in no particular order.

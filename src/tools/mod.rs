@@ -10,6 +10,7 @@ pub mod bench;
 pub mod match_runner;
 pub mod openings;
 pub mod play;
+pub mod priors;
 pub mod selfplay;
 pub mod stats;
 pub mod train;

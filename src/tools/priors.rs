@@ -1,0 +1,296 @@
+//! `supernova priors`: the weights of the action priors fitted to the turns
+//! people played.
+//!
+//! The tree grows a turn one action at a time and widens in prior order, so
+//! the priors decide which actions are tried at all; on a small budget they
+//! matter as much as the value. Each prior logit (`src/search/priors.rs`) is
+//! linear in the prior tunables (`prior_capture`, `prior_build`, ...), so
+//! the weights can be fitted by maximum likelihood: at every step of every
+//! turn of the real games (each action in the order recorded, then the end
+//! of the turn), the softmax over the legal actions should give the action
+//! the player chose a high probability. The fit starts from the current
+//! values and is pulled towards them (an L2 term), and reports the
+//! log-likelihood and top-1 rate on the held-out games (every fifth by
+//! number, as `train` holds them out) before and after. The printed
+//! `name value` lines are what the tunables table's defaults take.
+
+use rand::rngs::SmallRng;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rayon::prelude::*;
+
+use super::train::is_held_out;
+use crate::record::GameRecord;
+use crate::rules::{Position, Rules, TurnState};
+use crate::search::{child_logits, Tunables};
+
+/// The tunables the fit changes: every prior logit weight (not the
+/// temperature, which only rescales them).
+pub const FITTED: [&str; 14] = [
+    "prior_capture",
+    "prior_capture_home",
+    "prior_catastrophe",
+    "prior_build",
+    "prior_trade",
+    "prior_new_colour",
+    "prior_move",
+    "prior_attack_move",
+    "prior_leave_home",
+    "prior_give_catastrophe",
+    "prior_sacrifice",
+    "prior_pass",
+    "prior_end_sacrifice",
+    "prior_end_done",
+];
+
+/// One decision: the children's logits as a constant plus a sparse linear
+/// part in the fitted weights, and which child was chosen.
+struct Step {
+    /// Per child: (constant, range into `terms`).
+    children: Vec<(f32, u32, u32)>,
+    /// (weight index, coefficient) terms of all children.
+    terms: Vec<(u8, f32)>,
+    chosen: usize,
+    held_out: bool,
+}
+
+/// The fit's outcome.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PriorFit {
+    /// The fitted value of each of [`FITTED`], in order.
+    pub values: Vec<f32>,
+    /// Decisions used for fitting, and held out.
+    pub steps: (usize, usize),
+    /// Mean log-likelihood of the chosen action on the held-out decisions,
+    /// before and after.
+    pub log_likelihood: (f64, f64),
+    /// How often the chosen action had the highest prior, held out, before
+    /// and after.
+    pub top_one: (f64, f64),
+}
+
+/// Fits the prior weights to the turns of `records` (replayed under
+/// `rules`), using at most `max_steps` decisions drawn with `seed`.
+pub fn fit_priors(records: &[GameRecord], rules: &Rules, max_steps: usize, seed: u64) -> PriorFit {
+    let start = Tunables::default();
+    let initial: Vec<f32> = FITTED
+        .iter()
+        .map(|name| start.get(name).unwrap_or_default())
+        .collect();
+    let mut decisions = Vec::new();
+    for record in records {
+        if record.unsupported().is_some() {
+            continue;
+        }
+        let held_out = is_held_out(record);
+        let rules = record.rules(rules).unwrap_or(*rules);
+        for turn in &record.walk(&rules).turns {
+            if turn.board.position.in_setup() {
+                continue;
+            }
+            let mut position = turn.board.position;
+            for &action in &turn.actions {
+                decisions.push((position, action.pack(), held_out, rules));
+                if position.try_apply(&rules, action).is_err() {
+                    break;
+                }
+            }
+            if position.turn_state() != TurnState::Start || turn.actions.is_empty() {
+                decisions.push((position, 0, held_out, rules));
+            }
+        }
+    }
+    let mut rng = SmallRng::seed_from_u64(seed);
+    decisions.shuffle(&mut rng);
+    decisions.truncate(max_steps);
+    let steps: Vec<Step> = decisions
+        .par_iter()
+        .filter_map(|(position, chosen, held_out, rules)| {
+            step(position, rules, &start, *chosen, *held_out)
+        })
+        .collect();
+    let (held, training): (Vec<&Step>, Vec<&Step>) = steps.iter().partition(|step| step.held_out);
+    let (likelihood_before, top_before) = measure(&held, &initial);
+    let mut values = initial.clone();
+    let mut moments = vec![0.0f64; FITTED.len()];
+    let mut squares = vec![0.0f64; FITTED.len()];
+    const PULL: f64 = 0.002;
+    for iteration in 1..=300 {
+        let gradient = training
+            .par_iter()
+            .map(|step| gradient(step, &values))
+            .reduce(
+                || vec![0.0; FITTED.len()],
+                |mut total, part| {
+                    for (sum, value) in total.iter_mut().zip(part) {
+                        *sum += value;
+                    }
+                    total
+                },
+            );
+        let count = training.len().max(1) as f64;
+        for index in 0..FITTED.len() {
+            let grad =
+                gradient[index] / count - 2.0 * PULL * f64::from(values[index] - initial[index]);
+            moments[index] = 0.9 * moments[index] + 0.1 * grad;
+            squares[index] = 0.999 * squares[index] + 0.001 * grad * grad;
+            let moment = moments[index] / (1.0 - 0.9f64.powi(iteration));
+            let square = squares[index] / (1.0 - 0.999f64.powi(iteration));
+            values[index] += (0.03 * moment / (square.sqrt() + 1e-8)) as f32;
+            if let Some((_, spec)) = Tunables::find(FITTED[index]) {
+                values[index] = values[index].clamp(spec.min, spec.max);
+            }
+        }
+    }
+    let (likelihood_after, top_after) = measure(&held, &values);
+    PriorFit {
+        values,
+        steps: (training.len(), held.len()),
+        log_likelihood: (likelihood_before, likelihood_after),
+        top_one: (top_before, top_after),
+    }
+}
+
+/// The decision at `position` with its logits split into a constant and
+/// the fitted weights' coefficients (exact: each logit is linear in them).
+fn step(
+    position: &Position,
+    rules: &Rules,
+    tunables: &Tunables,
+    chosen: u32,
+    held_out: bool,
+) -> Option<Step> {
+    let mut base = Vec::new();
+    child_logits(position, rules, tunables, &mut base);
+    let chosen = base.iter().position(|&(_, packed)| packed == chosen)?;
+    if base.len() < 2 {
+        return None;
+    }
+    let mut slopes: Vec<Vec<f32>> = Vec::with_capacity(FITTED.len());
+    let mut shifted = Vec::new();
+    for name in FITTED {
+        let mut changed = tunables.clone();
+        let value = changed.get(name).unwrap_or_default();
+        // A unit step down keeps every weight inside its range.
+        changed.set(name, value - 1.0).ok()?;
+        child_logits(position, rules, &changed, &mut shifted);
+        slopes.push(
+            base.iter()
+                .zip(&shifted)
+                .map(|(&(before, _), &(after, _))| before - after)
+                .collect(),
+        );
+    }
+    let current: Vec<f32> = FITTED
+        .iter()
+        .map(|name| tunables.get(name).unwrap_or_default())
+        .collect();
+    let mut children = Vec::with_capacity(base.len());
+    let mut terms = Vec::new();
+    for (child, &(logit, _)) in base.iter().enumerate() {
+        let first = terms.len() as u32;
+        let mut constant = logit;
+        for (index, slope) in slopes.iter().enumerate() {
+            let coefficient = slope[child];
+            if coefficient != 0.0 {
+                terms.push((index as u8, coefficient));
+                constant -= coefficient * current[index];
+            }
+        }
+        children.push((constant, first, terms.len() as u32));
+    }
+    Some(Step {
+        children,
+        terms,
+        chosen,
+        held_out,
+    })
+}
+
+/// The children's logits under `values`.
+fn logits(step: &Step, values: &[f32]) -> Vec<f64> {
+    step.children
+        .iter()
+        .map(|&(constant, first, last)| {
+            let mut logit = f64::from(constant);
+            for &(index, coefficient) in &step.terms[first as usize..last as usize] {
+                logit += f64::from(coefficient) * f64::from(values[index as usize]);
+            }
+            logit
+        })
+        .collect()
+}
+
+/// Softmax probabilities of the children (temperature 1, as the default).
+fn probabilities(logits: &[f64]) -> Vec<f64> {
+    let highest = logits.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let exponentials: Vec<f64> = logits.iter().map(|logit| (logit - highest).exp()).collect();
+    let total: f64 = exponentials.iter().sum();
+    exponentials.iter().map(|value| value / total).collect()
+}
+
+/// The gradient of the chosen child's log-probability.
+fn gradient(step: &Step, values: &[f32]) -> Vec<f64> {
+    let probabilities = probabilities(&logits(step, values));
+    let mut gradient = vec![0.0; FITTED.len()];
+    for (child, &(_, first, last)) in step.children.iter().enumerate() {
+        let weight = if child == step.chosen { 1.0 } else { 0.0 } - probabilities[child];
+        for &(index, coefficient) in &step.terms[first as usize..last as usize] {
+            gradient[index as usize] += weight * f64::from(coefficient);
+        }
+    }
+    gradient
+}
+
+/// Mean log-likelihood and top-1 rate of the chosen children.
+fn measure(steps: &[&Step], values: &[f32]) -> (f64, f64) {
+    let mut likelihood = 0.0;
+    let mut top = 0;
+    for step in steps {
+        let logits = logits(step, values);
+        let probabilities = probabilities(&logits);
+        likelihood += probabilities[step.chosen].max(1e-12).ln();
+        let best = logits.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        if logits[step.chosen] >= best {
+            top += 1;
+        }
+    }
+    let count = steps.len().max(1) as f64;
+    (likelihood / count, top as f64 / count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notation::hwpn;
+
+    #[test]
+    fn a_decomposed_step_reproduces_the_logits() {
+        let rules = Rules::STANDARD;
+        let tunables = Tunables::default();
+        let position = hwpn::parse("r1b2:g3y1:r1/y1b3::g3/g2:r2:b1 0")
+            .unwrap()
+            .position;
+        let mut logits_now = Vec::new();
+        child_logits(&position, &rules, &tunables, &mut logits_now);
+        let chosen = logits_now[1].1;
+        let step = step(&position, &rules, &tunables, chosen, false).unwrap();
+        let values: Vec<f32> = FITTED
+            .iter()
+            .map(|name| tunables.get(name).unwrap())
+            .collect();
+        for (rebuilt, (logit, _)) in logits(&step, &values).iter().zip(&logits_now) {
+            assert!((rebuilt - f64::from(*logit)).abs() < 1e-4);
+        }
+        // Raising the weights of what was chosen raises its probability.
+        let gradient = gradient(&step, &values);
+        let moved: Vec<f32> = values
+            .iter()
+            .zip(&gradient)
+            .map(|(value, grad)| value + 0.1 * *grad as f32)
+            .collect();
+        let before = probabilities(&logits(&step, &values))[step.chosen];
+        let after = probabilities(&logits(&step, &moved))[step.chosen];
+        assert!(after >= before, "{before} -> {after}");
+    }
+}
