@@ -78,6 +78,7 @@ mod searcher;
 mod solver;
 #[cfg(test)]
 mod testing;
+mod threats;
 mod time;
 mod tree;
 pub mod tunables;
@@ -91,6 +92,7 @@ pub use players::{book_score, has_yellow_or_blue, setup_actions};
 pub use report::{win_probability, Candidate, Decision, Proof, SearchInfo, SearchResult};
 pub use searcher::Searcher;
 pub use solver::Solver;
+pub use threats::{ThreatBudget, ThreatChecker};
 pub use tunables::{Evaluation, Tunable, TunableError, TunableSpec, Tunables, TUNABLES};
 
 /// The solver budget of the tree's leaf threat check: enough for a win in

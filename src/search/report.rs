@@ -78,6 +78,9 @@ pub enum Decision {
     SafetyFallback,
     /// Every turn lets the opponent win at once.
     NoSafeTurn,
+    /// The search's choice let the opponent force a win within two of its
+    /// turns (see `threats.rs`); this turn, proven not to, replaces it.
+    TwoTurnDefence,
     /// A setup turn from the book (or a random one).
     Setup,
     /// The greedy player's choice: from the greedy player, or from the tree

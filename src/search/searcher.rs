@@ -15,6 +15,7 @@ use super::report::{Decision, SearchInfo, SearchResult};
 use super::root::{self, Examined, RootCheck};
 use super::run::{self, RunPlan};
 use super::solver::Solver;
+use super::threats;
 use super::time::{self, Controller, TimePlan};
 use super::tree::{self, Tree};
 use crate::rules::{Outcome, Position};
@@ -217,6 +218,8 @@ impl Searcher {
         };
         let solver = &mut self.solver;
         let choice = root::choose(&reading, check, position, &rules, &tunables, solver);
+        let budget = threats::root_budget(job.limits, plan.soft);
+        let choice = threats::defend(choice, &reading, position, &rules, &tunables, budget);
         if info.best_turn != choice.actions {
             info.best_turn = choice.actions.clone();
             info.value = choice.value;

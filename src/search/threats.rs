@@ -1,0 +1,445 @@
+//! Two-turn threats: an exact check that the opponent cannot force a win
+//! within its next two turns, and the root's last line of defence with it.
+//!
+//! The win-in-1 solver (`solver.rs`) covers a threat the opponent can carry
+//! out at once. Real games were lost to plans one turn longer: the opponent
+//! gathers ships for a sacrifice-move catastrophe at the mover's home (or a
+//! Sitting Duck, a Bluebird) while the mover passes, and once the pieces are
+//! in place no reply saves it. This module decides such plans exactly.
+//!
+//! # Definitions
+//! Let B be the side to move in a position P at the start of a turn, and A
+//! the other side. *B can force a win in two* (`forced_win_in_two`) when B
+//! wins at once in P, or B has a turn T1 after which the game goes on and
+//! *every* legal A turn T2 either eliminates A (a win for B) or leaves a
+//! position where B wins at once. A turn of A that wins, draws (a mutual
+//! elimination) or leaves B no win at once *refutes* T1.
+//!
+//! Side A to move in a position is under a *two-turn threat* when its
+//! natural continuation (a pass, or the turn the search chose) leads to a
+//! position where B can force a win in two. A *defence* (`is_defence`) is an
+//! A turn that wins at once, or after which the game goes on and B cannot
+//! force a win in two; in particular a defence leaves B no win at once. A
+//! mutual elimination is not a defence (as it is not "safe" for the root).
+//!
+//! Repetition and turn limits are ignored: the check is about the board.
+//!
+//! # Cost and pruning
+//! Exhaustively this is B's turns x A's turns x a solver call. Two exact cuts
+//! make it affordable:
+//! - a B turn T1 can only force a win if A's *pass* after T1 loses at once,
+//!   since a pass is one of A's turns (whenever a pass is legal; when it is
+//!   not, T1 is checked in full). So only the B turns that put A in check
+//!   need A's replies listed, one solver call per B turn decides the rest,
+//!   and the solver's own bound answers most of those without a search;
+//! - one refutation is enough per T1, and the replies that refuted earlier
+//!   threats ("killers": typically the same defensive build or move) are
+//!   replayed first, before any listing.
+//!
+//! Everything is counted in *work* (listed turns plus solver states), and a
+//! check gives up with `None` (unknown) past its work limit or deadline. An
+//! answer it does give is exact. With no deadline the answer depends only on
+//! the inputs and the order of calls on one [`ThreatChecker`], so node-limited
+//! searches stay deterministic.
+
+use std::time::{Duration, Instant};
+
+use super::info::TreeReading;
+use super::options::SearchLimits;
+use super::players::Choice;
+use super::report::Decision;
+use super::solver::{passed, Solver};
+use super::tunables::Tunables;
+use crate::rules::{Action, Outcome, Position, Rules, TurnEnumerator, TurnState};
+
+/// How many refuting replies are remembered and tried first.
+const KILLERS: usize = 8;
+
+/// Work units the root's check may spend per search iteration under a node
+/// limit, so that node-limited searches stay deterministic and the check
+/// grows with the search.
+const WORK_PER_NODE: u64 = 3000;
+
+/// The root's check time, as a share of the search's planned time.
+const TIME_SHARE: u32 = 4;
+
+/// The root's check work when the search has neither a node nor a time
+/// limit (an infinite search stopped by the user).
+const UNLIMITED_SEARCH_WORK: u64 = 2_000_000;
+
+/// How much a check may spend: work units (listed turns plus solver states)
+/// and, for searches on the clock, a deadline.
+#[derive(Clone, Copy, Debug)]
+pub struct ThreatBudget {
+    /// Work units after which the check answers "unknown".
+    pub work: u64,
+    /// When to give up, if the search is on the clock.
+    pub deadline: Option<Instant>,
+}
+
+impl ThreatBudget {
+    /// A budget of `work` units with no deadline: deterministic.
+    pub fn work(work: u64) -> ThreatBudget {
+        ThreatBudget {
+            work,
+            deadline: None,
+        }
+    }
+}
+
+/// Why a check stopped without an answer.
+struct OutOfBudget;
+
+/// The exact two-turn threat checker, with reusable buffers and the killer
+/// replies it has learned. One per thread.
+#[derive(Default)]
+pub struct ThreatChecker {
+    solver: Solver,
+    /// Lists B's turns.
+    outer: TurnEnumerator,
+    /// Lists A's replies.
+    inner: TurnEnumerator,
+    /// A's replies that refuted a threat, most recent first.
+    killers: Vec<Vec<Action>>,
+    spent: u64,
+    budget: Option<ThreatBudget>,
+}
+
+impl ThreatChecker {
+    /// Work units spent by the checks since the checker was made (or
+    /// [`ThreatChecker::reset_work`]), for profiling and budgets.
+    pub fn work_spent(&self) -> u64 {
+        self.spent
+    }
+
+    /// Starts counting work from zero again.
+    pub fn reset_work(&mut self) {
+        self.spent = 0;
+    }
+
+    /// Whether the side to move can force a win within its next two turns
+    /// whatever the opponent replies (see the module docs). `None` when the
+    /// budget ran out first. A position in setup, mid-turn or already
+    /// decided answers `Some(false)`.
+    pub fn forced_win_in_two(
+        &mut self,
+        position: &Position,
+        rules: &Rules,
+        budget: ThreatBudget,
+    ) -> Option<bool> {
+        self.budget = Some(budget);
+        let start = self.spent;
+        self.spent = 0;
+        let answer = self.forced_win(position, rules).ok();
+        self.spent += start;
+        self.budget = None;
+        answer
+    }
+
+    /// Whether `turn`, played by the side to move in `position`, is a
+    /// defence: it wins at once, or the game goes on and the opponent cannot
+    /// force a win in two. An illegal turn or a mutual elimination is not.
+    /// `None` when the budget ran out first.
+    pub fn is_defence(
+        &mut self,
+        position: &Position,
+        turn: &[Action],
+        rules: &Rules,
+        budget: ThreatBudget,
+    ) -> Option<bool> {
+        let mut after = *position;
+        if turn
+            .iter()
+            .any(|&action| after.try_apply(rules, action).is_err())
+        {
+            return Some(false);
+        }
+        match after.end_turn(rules) {
+            Ok(Outcome::Win(winner)) => Some(winner == position.side_to_move()),
+            Ok(Outcome::Draw) | Err(_) => Some(false),
+            Ok(Outcome::Ongoing) => self
+                .forced_win_in_two(&after, rules, budget)
+                .map(|wins| !wins),
+        }
+    }
+
+    /// Every defence of the side to move, or `None` when the budget ran out
+    /// first. Turns are tried in `order`'s order (lowest key first: e.g. the
+    /// opponent's evaluation), and the listing stops after `wanted` defences.
+    pub fn defences(
+        &mut self,
+        position: &Position,
+        rules: &Rules,
+        budget: ThreatBudget,
+        wanted: usize,
+        mut order: impl FnMut(&Position) -> f32,
+    ) -> Option<Vec<Vec<Action>>> {
+        if position.in_setup()
+            || position.turn_state() != TurnState::Start
+            || position.outcome() != Outcome::Ongoing
+        {
+            return Some(Vec::new());
+        }
+        let mover = position.side_to_move();
+        let mut turns = Vec::new();
+        let complete = self.outer.for_each_turn_until(
+            position,
+            rules,
+            budget.deadline,
+            |actions, result, outcome| turns.push((actions.to_vec(), *result, outcome)),
+        );
+        if !complete {
+            return None;
+        }
+        let mut found = Vec::new();
+        let mut keyed: Vec<(f32, usize)> = Vec::new();
+        for (index, (actions, result, outcome)) in turns.iter().enumerate() {
+            match outcome {
+                Outcome::Win(winner) if *winner == mover => found.push(actions.clone()),
+                Outcome::Ongoing => keyed.push((order(result), index)),
+                _ => {}
+            }
+        }
+        keyed.sort_by(|left, right| left.0.total_cmp(&right.0).then(left.1.cmp(&right.1)));
+        let mut spent = turns.len() as u64;
+        for (_, index) in keyed {
+            if found.len() >= wanted {
+                break;
+            }
+            let remaining = ThreatBudget {
+                work: budget.work.checked_sub(spent)?,
+                deadline: budget.deadline,
+            };
+            let before = self.spent;
+            let wins = self.forced_win_in_two(&turns[index].1, rules, remaining)?;
+            spent += self.spent - before;
+            if !wins {
+                found.push(turns[index].0.clone());
+            }
+        }
+        Some(found)
+    }
+
+    fn charge(&mut self, work: u64) -> Result<(), OutOfBudget> {
+        self.spent += work;
+        let Some(budget) = self.budget else {
+            return Ok(());
+        };
+        if self.spent > budget.work
+            || budget
+                .deadline
+                .is_some_and(|deadline| Instant::now() >= deadline)
+        {
+            return Err(OutOfBudget);
+        }
+        Ok(())
+    }
+
+    /// The remaining work, as a solver state limit.
+    fn solver_limit(&self) -> u64 {
+        self.budget
+            .map_or(u64::MAX, |budget| budget.work.saturating_sub(self.spent))
+            .max(1)
+    }
+
+    /// Whether the side to move wins at once, exactly or out of budget.
+    fn wins_at_once(&mut self, position: &Position, rules: &Rules) -> Result<bool, OutOfBudget> {
+        let limit = self.solver_limit();
+        let answer = self.solver.can_win_limited(position, rules, limit);
+        self.charge(self.solver.states())?;
+        answer.ok_or(OutOfBudget)
+    }
+
+    fn forced_win(&mut self, position: &Position, rules: &Rules) -> Result<bool, OutOfBudget> {
+        if position.in_setup()
+            || position.turn_state() != TurnState::Start
+            || position.outcome() != Outcome::Ongoing
+        {
+            return Ok(false);
+        }
+        if self.wins_at_once(position, rules)? {
+            return Ok(true);
+        }
+        let mover = position.side_to_move();
+        // B's turns after which A's pass loses at once (or A cannot pass):
+        // the only candidates for a forced win (see the module docs).
+        let mut threats = Vec::new();
+        let mut failure = None;
+        let mut outer = std::mem::take(&mut self.outer);
+        let deadline = self.budget.and_then(|budget| budget.deadline);
+        let complete =
+            outer.for_each_turn_until(position, rules, deadline, |_, result, outcome| {
+                if failure.is_some() || outcome != Outcome::Ongoing {
+                    return;
+                }
+                let threatening = match passed(result, rules) {
+                    Some(after_pass) => self.wins_at_once(&after_pass, rules),
+                    None => Ok(true),
+                };
+                match threatening.and_then(|threatening| self.charge(1).map(|_| threatening)) {
+                    Ok(true) => threats.push(*result),
+                    Ok(false) => {}
+                    Err(out) => failure = Some(out),
+                }
+            });
+        self.outer = outer;
+        if let Some(out) = failure {
+            return Err(out);
+        }
+        if !complete {
+            return Err(OutOfBudget);
+        }
+        debug_assert!(threats.iter().all(|result| result.side_to_move() != mover));
+        for threat in &threats {
+            if !self.refuted(threat, rules)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Whether A, to move in `position`, has a turn that wins, draws or
+    /// leaves B no win at once.
+    fn refuted(&mut self, position: &Position, rules: &Rules) -> Result<bool, OutOfBudget> {
+        for index in 0..self.killers.len() {
+            let mut reply = *position;
+            let legal = self.killers[index]
+                .iter()
+                .all(|&action| reply.try_apply(rules, action).is_ok());
+            if legal && self.refutes(&mut reply, rules)? {
+                let killer = self.killers.remove(index);
+                self.killers.insert(0, killer);
+                return Ok(true);
+            }
+        }
+        let mut found: Option<Vec<Action>> = None;
+        let mut failure = None;
+        let mut inner = std::mem::take(&mut self.inner);
+        let deadline = self.budget.and_then(|budget| budget.deadline);
+        let mover = position.side_to_move();
+        let complete =
+            inner.for_each_turn_until(position, rules, deadline, |actions, result, outcome| {
+                if found.is_some() || failure.is_some() {
+                    return;
+                }
+                let refutes = match outcome {
+                    Outcome::Win(winner) => Ok(winner == mover),
+                    Outcome::Draw => Ok(true),
+                    Outcome::Ongoing => self.wins_at_once(result, rules).map(|wins| !wins),
+                };
+                match refutes.and_then(|refutes| self.charge(1).map(|_| refutes)) {
+                    Ok(true) => found = Some(actions.to_vec()),
+                    Ok(false) => {}
+                    Err(out) => failure = Some(out),
+                }
+            });
+        self.inner = inner;
+        if let Some(killer) = found {
+            self.killers.insert(0, killer);
+            self.killers.truncate(KILLERS);
+            return Ok(true);
+        }
+        if let Some(out) = failure {
+            return Err(out);
+        }
+        if !complete {
+            return Err(OutOfBudget);
+        }
+        Ok(false)
+    }
+
+    /// Whether ending the turn in `reply` (A's actions played) refutes B.
+    fn refutes(&mut self, reply: &mut Position, rules: &Rules) -> Result<bool, OutOfBudget> {
+        let mover = reply.side_to_move();
+        match reply.end_turn(rules) {
+            Ok(Outcome::Win(winner)) => Ok(winner == mover),
+            Ok(Outcome::Draw) => Ok(true),
+            Ok(Outcome::Ongoing) => self.wins_at_once(reply, rules).map(|wins| !wins),
+            Err(_) => Ok(false),
+        }
+    }
+}
+
+/// The budget of the root's check for a search under `limits` whose planned
+/// time is `soft`: work in proportion to the node limit, and a quarter of
+/// the planned time from now, whichever ends first.
+pub(super) fn root_budget(limits: &SearchLimits, soft: Option<Duration>) -> ThreatBudget {
+    let nodes = limits.nodes.filter(|_| !limits.infinite);
+    let work = match (nodes, soft) {
+        (Some(nodes), _) => nodes.saturating_mul(WORK_PER_NODE),
+        (None, Some(_)) => u64::MAX,
+        (None, None) => UNLIMITED_SEARCH_WORK,
+    };
+    ThreatBudget {
+        work,
+        deadline: soft.map(|soft| Instant::now() + soft / TIME_SHARE),
+    }
+}
+
+/// The root's two-turn check, after the tree and the win-in-1 checks have
+/// chosen: if the chosen turn lets the opponent force a win in two, the
+/// tree's other candidates are tried, then every turn (best first by the
+/// leaf evaluation), and the first defence found replaces the choice. When
+/// the budget runs out, or no defence exists, the choice stands: the check
+/// only ever swaps a turn proven lost in two for one proven not to be, so
+/// the win-in-1 guarantees of the search still hold.
+pub(super) fn defend(
+    choice: Choice,
+    reading: &TreeReading,
+    position: &Position,
+    rules: &Rules,
+    tunables: &Tunables,
+    budget: ThreatBudget,
+) -> Choice {
+    if !matches!(
+        choice.decision,
+        Decision::Search | Decision::SafetyFallback | Decision::Greedy
+    ) {
+        return choice;
+    }
+    let mut checker = ThreatChecker::default();
+    if checker.is_defence(position, &choice.actions, rules, budget) != Some(false) {
+        return choice;
+    }
+    let remaining = |checker: &ThreatChecker| ThreatBudget {
+        work: budget.work.saturating_sub(checker.work_spent()),
+        deadline: budget.deadline,
+    };
+    for turn in reading.turns() {
+        if turn.actions == choice.actions {
+            continue;
+        }
+        match checker.is_defence(position, &turn.actions, rules, remaining(&checker)) {
+            Some(true) => {
+                return Choice {
+                    actions: turn.actions.clone(),
+                    value: turn.value,
+                    decision: Decision::TwoTurnDefence,
+                }
+            }
+            Some(false) => {}
+            None => return choice,
+        }
+    }
+    let order = |result: &Position| super::evaluate(result, tunables, false);
+    let found = checker.defences(position, rules, remaining(&checker), 1, order);
+    match found.and_then(|mut defences| defences.pop()) {
+        Some(actions) => {
+            let mut after = *position;
+            let playable = actions
+                .iter()
+                .all(|&action| after.try_apply(rules, action).is_ok());
+            let value = match (playable, after.end_turn(rules)) {
+                (true, Ok(Outcome::Ongoing)) => -super::evaluate(&after, tunables, false),
+                (true, Ok(Outcome::Win(_))) => 1.0,
+                _ => return choice,
+            };
+            Choice {
+                actions,
+                value,
+                decision: Decision::TwoTurnDefence,
+            }
+        }
+        None => choice,
+    }
+}
