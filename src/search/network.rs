@@ -364,7 +364,8 @@ mod tests {
 
     #[test]
     fn the_hand_network_equals_the_hand_evaluation() {
-        let tunables = Tunables::default();
+        let mut tunables = Tunables::default();
+        tunables.set_network(None);
         let mut network = ValueNetwork::from_hand(&tunables, 8, 1, "hand");
         network.output = vec![0.0; 8];
         for (systems, mover) in [

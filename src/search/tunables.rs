@@ -84,20 +84,20 @@ tunables! {
     WideningBase = ("widening_base", 4.0, 1.0, 64.0, "children selectable at a fresh node"),
     WideningExponent = ("widening_exponent", 0.6, 0.0, 1.0, "children selectable grow as visits^this"),
     PriorTemperature = ("prior_temperature", 1.0, 0.1, 10.0, "softmax temperature of the action priors"),
-    PriorCapture = ("prior_capture", 1.5, -10.0, 10.0, "prior logit of a capture, plus size/2"),
-    PriorCaptureHome = ("prior_capture_home", 1.5, -10.0, 10.0, "extra prior for a capture at the enemy home"),
-    PriorCatastrophe = ("prior_catastrophe", 0.6, -10.0, 10.0, "prior logit per unit of value destroyed (theirs - ours)"),
-    PriorBuild = ("prior_build", 0.6, -10.0, 10.0, "prior logit of a build"),
-    PriorTrade = ("prior_trade", 0.0, -10.0, 10.0, "prior logit of a trade"),
-    PriorNewColour = ("prior_new_colour", 1.0, -10.0, 10.0, "extra prior for getting a colour the mover lacks"),
-    PriorMove = ("prior_move", 0.0, -10.0, 10.0, "prior logit of a move or discovery"),
-    PriorAttackMove = ("prior_attack_move", 1.0, -10.0, 10.0, "extra prior for a move next to or into the enemy home"),
-    PriorLeaveHome = ("prior_leave_home", -3.0, -20.0, 10.0, "prior for leaving home without a large or empty"),
-    PriorGiveCatastrophe = ("prior_give_catastrophe", -1.5, -20.0, 10.0, "prior for making a fourth piece of a colour outside the enemy home"),
-    PriorSacrifice = ("prior_sacrifice", -0.5, -10.0, 10.0, "prior logit of a sacrifice"),
-    PriorPass = ("prior_pass", -4.0, -20.0, 10.0, "prior logit of passing at the start of a turn"),
-    PriorEndSacrifice = ("prior_end_sacrifice", -1.0, -20.0, 10.0, "prior logit of ending a sacrifice early"),
-    PriorEndDone = ("prior_end_done", 3.0, -20.0, 20.0, "prior logit of ending a finished turn"),
+    PriorCapture = ("prior_capture", 1.56, -10.0, 10.0, "prior logit of a capture, plus size/2"),
+    PriorCaptureHome = ("prior_capture_home", 1.18, -10.0, 10.0, "extra prior for a capture at the enemy home"),
+    PriorCatastrophe = ("prior_catastrophe", 0.28, -10.0, 10.0, "prior logit per unit of value destroyed (theirs - ours)"),
+    PriorBuild = ("prior_build", 2.02, -10.0, 10.0, "prior logit of a build"),
+    PriorTrade = ("prior_trade", -0.35, -10.0, 10.0, "prior logit of a trade"),
+    PriorNewColour = ("prior_new_colour", 0.81, -10.0, 10.0, "extra prior for getting a colour the mover lacks"),
+    PriorMove = ("prior_move", -0.69, -10.0, 10.0, "prior logit of a move or discovery"),
+    PriorAttackMove = ("prior_attack_move", 1.32, -10.0, 10.0, "extra prior for a move next to or into the enemy home"),
+    PriorLeaveHome = ("prior_leave_home", -2.60, -20.0, 10.0, "prior for leaving home without a large or empty"),
+    PriorGiveCatastrophe = ("prior_give_catastrophe", -1.06, -20.0, 10.0, "prior for making a fourth piece of a colour outside the enemy home"),
+    PriorSacrifice = ("prior_sacrifice", -0.32, -10.0, 10.0, "prior logit of a sacrifice"),
+    PriorPass = ("prior_pass", -4.10, -20.0, 10.0, "prior logit of passing at the start of a turn"),
+    PriorEndSacrifice = ("prior_end_sacrifice", -1.63, -20.0, 10.0, "prior logit of ending a sacrifice early"),
+    PriorEndDone = ("prior_end_done", 0.53, -20.0, 20.0, "prior logit of ending a finished turn"),
     DrawContempt = ("draw_contempt", 0.5, 0.0, 1.0, "a draw in the tree is worth -this x the root's static value (when positive) to the root mover: a side ahead avoids repetitions"),
     TurnDiscount = ("turn_discount", 1.0, 0.8, 1.0, "a leaf value counts this^(turns below the node) in the backup (proofs count in full): a win sooner is worth more"),
     // ----- turn extraction and time -----
@@ -123,7 +123,7 @@ pub enum Evaluation {
 
 impl Evaluation {
     /// The evaluation a new [`Tunables`] uses.
-    pub const DEFAULT: Evaluation = Evaluation::Hand;
+    pub const DEFAULT: Evaluation = Evaluation::Learned;
 
     /// The option value naming this evaluation.
     pub fn name(self) -> &'static str {
