@@ -123,7 +123,7 @@ pub enum Evaluation {
 
 impl Evaluation {
     /// The evaluation a new [`Tunables`] uses.
-    pub const DEFAULT: Evaluation = Evaluation::Learned;
+    pub const DEFAULT: Evaluation = Evaluation::Hand;
 
     /// The option value naming this evaluation.
     pub fn name(self) -> &'static str {
