@@ -7,8 +7,7 @@
 //!
 //! The default engine (the hand evaluation with the fitted priors) wins all
 //! 31 at 10,000 nodes; at 2,000 nodes it leaves 3 unconverted, and the
-//! learned evaluation leaves 2 at 10,000. `KNOWN_FAILURES` is how many may
-//! fail: raising it needs a commit that says why.
+//! learned evaluation leaves 2 at 10,000.
 
 use std::sync::atomic::AtomicBool;
 
@@ -20,8 +19,6 @@ use supernova::search::{PlayerKind, SearchLimits, SearchOptions, Searcher};
 const TURNS: u32 = 40;
 /// Nodes per turn of the tree search.
 const NODES: u64 = 10_000;
-/// Positions the default engine may leave unconverted (see the module docs).
-const KNOWN_FAILURES: usize = 0;
 
 /// Plays the suite's position `text` and returns how it ended, or why it
 /// did not end in a win for the side to move.
@@ -100,7 +97,7 @@ fn the_strong_side_converts_the_suite_against_greedy() {
         eprintln!("not converted:\n{}", failures.join("\n"));
     }
     assert!(
-        failures.len() <= KNOWN_FAILURES,
+        failures.is_empty(),
         "{} of {} not converted:\n{}",
         failures.len(),
         positions.len(),
