@@ -449,6 +449,11 @@ impl SearchArguments {
     }
 }
 
+/// Reads and parses every record file, stopping at the first that fails.
+fn read_records(paths: &[PathBuf]) -> Result<Vec<GameRecord>, String> {
+    paths.iter().map(|path| read_record(path)).collect()
+}
+
 /// Reads and parses one record file.
 fn read_record(path: &Path) -> Result<GameRecord, String> {
     let text = std::fs::File::open(path)
@@ -824,10 +829,7 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
                     "--learning-rate {learning_rate}: expected a number above 0, at most 1"
                 )));
             }
-            let mut real_games = Vec::new();
-            for path in &records {
-                real_games.push(read_record(path)?);
-            }
+            let real_games = read_records(&records)?;
             let config = supernova::tools::train::TrainConfig {
                 directory: dir,
                 generations,
@@ -854,10 +856,7 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
             held_out,
             files,
         }) => {
-            let mut records = Vec::new();
-            for path in &files {
-                records.push(read_record(path)?);
-            }
+            let records = read_records(&files)?;
             let records: Vec<&GameRecord> = records
                 .iter()
                 .filter(|record| !held_out || supernova::tools::train::is_held_out(record))
@@ -892,10 +891,7 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
             seed,
             files,
         }) => {
-            let mut records = Vec::new();
-            for path in &files {
-                records.push(read_record(path)?);
-            }
+            let records = read_records(&files)?;
             let fit = supernova::tools::priors::fit_priors(&records, &rules, max_steps, seed);
             let mut out = stdout.lock();
             writeln!(
