@@ -956,6 +956,36 @@ mod tests {
     }
 
     #[test]
+    fn the_evaluation_options_switch_and_refuse_bad_files() {
+        let mut engine = Engine::default();
+        assert_eq!(engine.options().tunables.evaluation(), Evaluation::Hand);
+        engine.set_option("Eval", "learned").unwrap();
+        assert_eq!(engine.options().tunables.evaluation(), Evaluation::Learned);
+        let before = engine.options().clone();
+        let error = engine
+            .set_option("EvalFile", "/no/such/network.net")
+            .unwrap_err();
+        assert!(error.to_string().contains("EvalFile"), "{error}");
+        assert_eq!(engine.options(), &before);
+        let path = std::env::temp_dir().join("supernova-bad-network.net");
+        std::fs::write(&path, "supernova-value 1\nfeatures 9\n").unwrap();
+        let error = engine
+            .set_option("EvalFile", path.to_str().unwrap())
+            .unwrap_err();
+        assert!(error.to_string().contains("feature set 9"), "{error}");
+        assert_eq!(engine.options(), &before);
+        std::fs::write(&path, ValueNetwork::embedded().write()).unwrap();
+        engine
+            .set_option("EvalFile", path.to_str().unwrap())
+            .unwrap();
+        assert_eq!(engine.options().tunables.evaluation(), Evaluation::Learned);
+        let _ = std::fs::remove_file(&path);
+        assert!(engine.set_option("Eval", "neural").is_err());
+        engine.set_option("Eval", "hand").unwrap();
+        assert_eq!(engine.options().tunables.evaluation(), Evaluation::Hand);
+    }
+
+    #[test]
     fn options_are_checked() {
         let mut engine = Engine::default();
         assert!(engine.set_option("Hash", "0").is_err());
