@@ -583,7 +583,15 @@ fn accumulate(
             }
         }
     }
-    let logit = network.logit(inputs);
+    // The forward pass from the sums already made (`ValueNetwork::logit`
+    // would make them again).
+    let mut logit = network.output_bias;
+    for (index, &input) in inputs.iter().enumerate() {
+        logit += input * network.linear[index];
+    }
+    for (sum, weight) in sums.iter().zip(&network.output) {
+        logit += sum.max(0.0) * weight;
+    }
     let probability = 1.0 / (1.0 + (-logit).exp());
     let error = probability - target;
     let loss = -(target * probability.max(1e-7).ln()
@@ -982,7 +990,13 @@ mod tests {
         value_features(&board.position, &tunables, false, &mut inputs);
         let target = 0.8;
         let mut gradient = vec![0.0; parameter_count(4)];
-        accumulate(&network, &inputs, target, &mut gradient);
+        let (_, predicted) = accumulate(&network, &inputs, target, &mut gradient);
+        // The training forward pass is the engine's.
+        let expected = 2.0 / (1.0 + (-network.logit(&inputs)).exp()) - 1.0;
+        assert!(
+            (predicted - expected).abs() < 1e-5,
+            "{predicted} {expected}"
+        );
         let loss = |network: &ValueNetwork| {
             let mut scratch = vec![0.0; parameter_count(4)];
             accumulate(network, &inputs, target, &mut scratch).0
