@@ -234,6 +234,23 @@ fn whole_turns_print_parse_and_replay() {
             });
             assert!(!turns.is_empty());
             assert_eq!(turns.len(), board.position.count_turns(&rules));
+            // A listing its visitor ends early gives the same first turns.
+            let wanted = 1 + (rng.random_range(0..turns.len()) / 2);
+            let mut prefix = Vec::new();
+            let uncut = enumerator.for_each_turn_while(
+                &board.position,
+                &rules,
+                None,
+                |actions, result, _| {
+                    prefix.push((actions.to_vec(), *result));
+                    prefix.len() < wanted
+                },
+            );
+            assert!(uncut, "no deadline, so nothing was cut short by one");
+            assert_eq!(prefix.len(), wanted);
+            for ((actions, result), (full_actions, full_result, _)) in prefix.iter().zip(&turns) {
+                assert_eq!((actions, result), (full_actions, full_result));
+            }
             for (actions, result, outcome) in turns.iter().take(200) {
                 for style in [Style::Token, Style::Sdg] {
                     let text = format_turn(&board, &rules, actions, style);

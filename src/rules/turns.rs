@@ -152,7 +152,7 @@ impl TurnEnumerator {
         self.states.clear();
         self.results.clear();
         self.rejected.clear();
-        let mut visit = |_: &[Action], _: &Position, _: Outcome| {};
+        let mut visit = |_: &[Action], _: &Position, _: Outcome| true;
         self.run(position, rules, None, &mut visit);
         self.results.len()
     }
@@ -178,6 +178,24 @@ impl TurnEnumerator {
         deadline: Option<Instant>,
         mut visit: impl FnMut(&[Action], &Position, Outcome),
     ) -> bool {
+        self.for_each_turn_while(position, rules, deadline, |actions, result, outcome| {
+            visit(actions, result, outcome);
+            true
+        })
+    }
+
+    /// [`TurnEnumerator::for_each_turn_until`] whose `visit` can end the
+    /// listing early by returning false, for searches that stop at the
+    /// first turn of a kind (a forced win found among the opponent's turns
+    /// need not wait for the other hundred thousand). Returns false only
+    /// when the deadline cut the listing short.
+    pub fn for_each_turn_while(
+        &mut self,
+        position: &Position,
+        rules: &Rules,
+        deadline: Option<Instant>,
+        mut visit: impl FnMut(&[Action], &Position, Outcome) -> bool,
+    ) -> bool {
         self.states.clear();
         self.results.clear();
         self.rejected.clear();
@@ -189,7 +207,7 @@ impl TurnEnumerator {
         position: &Position,
         rules: &Rules,
         deadline: Option<Instant>,
-        visit: &mut impl FnMut(&[Action], &Position, Outcome),
+        visit: &mut impl FnMut(&[Action], &Position, Outcome) -> bool,
     ) -> bool {
         self.actions.clear();
         let mut walk = Walk {
@@ -197,6 +215,7 @@ impl TurnEnumerator {
             deadline,
             expanded: 0,
             stopped: false,
+            out_of_time: false,
             states: &mut self.states,
             results: &mut self.results,
             rejected: &mut self.rejected,
@@ -204,7 +223,7 @@ impl TurnEnumerator {
             path: Vec::with_capacity(16),
         };
         walk.explore(position, visit);
-        !walk.stopped
+        !walk.out_of_time
     }
 }
 
@@ -214,7 +233,10 @@ struct Walk<'a> {
     /// When to give up, checked every 1,024 expanded states.
     deadline: Option<Instant>,
     expanded: u64,
+    /// Set when the listing ends early, by the deadline or the visitor.
     stopped: bool,
+    /// Set when the deadline ended the listing.
+    out_of_time: bool,
     states: &'a mut HashSet64,
     results: &'a mut HashSet64,
     rejected: &'a mut HashSet64,
@@ -226,7 +248,7 @@ impl Walk<'_> {
     fn record(
         &mut self,
         position: &Position,
-        visit: &mut impl FnMut(&[Action], &Position, Outcome),
+        visit: &mut impl FnMut(&[Action], &Position, Outcome) -> bool,
     ) {
         let key = position.hash_after_end();
         if self.results.contains(key) || self.rejected.contains(key) {
@@ -236,7 +258,9 @@ impl Walk<'_> {
         match ended.end_turn(self.rules) {
             Ok(outcome) => {
                 self.results.insert(key);
-                visit(&self.path, &ended, outcome);
+                if !visit(&self.path, &ended, outcome) {
+                    self.stopped = true;
+                }
             }
             // Whether a turn may end depends only on where it ends, except
             // in setup: a setup pass (`Rules::setup_pass`) ends where the
@@ -252,7 +276,7 @@ impl Walk<'_> {
     fn explore(
         &mut self,
         position: &Position,
-        visit: &mut impl FnMut(&[Action], &Position, Outcome),
+        visit: &mut impl FnMut(&[Action], &Position, Outcome) -> bool,
     ) {
         self.record(position, visit);
         let first = self.actions.len();
@@ -305,6 +329,7 @@ impl Walk<'_> {
                         .is_some_and(|deadline| Instant::now() >= deadline)
                 {
                     self.stopped = true;
+                    self.out_of_time = true;
                     break;
                 }
                 let mut next = *position;

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use rayon::ThreadPool;
 
 use super::mcts::{Shared, Worker};
+use super::threats::RootVerifier;
 use super::time::Controller;
 use super::tree::UNPROVEN;
 
@@ -32,6 +33,8 @@ pub(super) struct RunPlan<'a> {
     pub controller: Controller,
     /// How often to call the progress report.
     pub info_interval: Duration,
+    /// Checks the tree's best turn for two-turn threats as the search runs.
+    pub verifier: Option<&'a mut RootVerifier>,
 }
 
 /// Runs the search on `shared`'s tree; `report` is called about every
@@ -47,29 +50,35 @@ pub(super) fn run(
         helpers,
         mut controller,
         info_interval,
+        verifier,
     } = plan;
     worker.reset_statistics();
+    let watch = Watch {
+        controller: &mut controller,
+        info_interval,
+        verifier,
+    };
     match helpers {
         Some((pool, count)) if count > 0 => pool.in_place_scope(|scope| {
             for _ in 0..count {
                 scope.spawn(|_| help(shared));
             }
-            lead(
-                shared,
-                worker,
-                BATCH,
-                &mut controller,
-                info_interval,
-                report,
-            );
+            lead(shared, worker, BATCH, watch, report);
         }),
-        _ => lead(shared, worker, 1, &mut controller, info_interval, report),
+        _ => lead(shared, worker, 1, watch, report),
     }
 }
 
 /// Whether the root's result is proven, so that searching on is pointless.
 fn root_proven(shared: &Shared) -> bool {
     shared.tree.node(shared.root).proof.load(Ordering::Relaxed) != UNPROVEN
+}
+
+/// What the calling thread does between iterations besides searching.
+struct Watch<'a> {
+    controller: &'a mut Controller,
+    info_interval: Duration,
+    verifier: Option<&'a mut RootVerifier>,
 }
 
 /// The calling thread's loop: iterate, watch the limits, report progress.
@@ -83,10 +92,14 @@ fn lead(
     shared: &Shared,
     worker: &mut Worker,
     batch: u64,
-    controller: &mut Controller,
-    info_interval: Duration,
+    watch: Watch,
     report: &mut dyn FnMut(&Shared),
 ) {
+    let Watch {
+        controller,
+        info_interval,
+        mut verifier,
+    } = watch;
     let mut last_info = Instant::now();
     let mut since_check = 0;
     while !root_proven(shared) {
@@ -100,6 +113,11 @@ fn lead(
         }
         if since_check >= CHECK_INTERVAL {
             since_check = 0;
+            if let Some(verifier) = verifier.as_deref_mut() {
+                let before = verifier.credit();
+                verifier.visit(shared);
+                controller.extend(verifier.credit() - before);
+            }
             if controller.should_stop(shared) {
                 break;
             }

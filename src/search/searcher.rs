@@ -212,14 +212,20 @@ impl Searcher {
             Examined::Decided(result) => return result,
             Examined::Search(check) => check,
         };
-        let Some((reading, mut info)) = self.grow_tree(job, plan, &check, on_info) else {
+        let mut verifier = threats::RootVerifier::new(job.limits, plan.soft, job.start);
+        let grown = self.grow_tree(job, plan, &check, &mut verifier, on_info);
+        let Some((reading, mut info)) = grown else {
             // The tree cannot hold even the root.
             return self.greedy_result(position, job.start);
         };
         let solver = &mut self.solver;
         let choice = root::choose(&reading, check, position, &rules, &tunables, solver);
-        let budget = threats::root_budget(job.limits, plan.soft);
-        let choice = threats::defend(choice, &reading, position, &rules, &tunables, budget);
+        let budget = verifier.remaining(threats::root_budget(job.limits, plan.soft));
+        let choice = if verifier.proven_safe(&choice.actions) {
+            choice
+        } else {
+            threats::defend(choice, &reading, position, &rules, &tunables, budget)
+        };
         if info.best_turn != choice.actions {
             info.best_turn = choice.actions.clone();
             info.value = choice.value;
@@ -241,6 +247,7 @@ impl Searcher {
         job: &Job,
         plan: TimePlan,
         check: &RootCheck,
+        verifier: &mut threats::RootVerifier,
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> Option<(TreeReading, SearchInfo)> {
         let root_turn = self.prepare_root(job.position, check.filter.is_some());
@@ -288,6 +295,7 @@ impl Searcher {
             helpers: thread_pool(&mut self.pool, threads).map(|pool| (pool, threads - 1)),
             controller: Controller::new(job.start, plan, node_limit, tunables),
             info_interval: self.options.info_interval,
+            verifier: Some(verifier),
         };
         let report = |shared: &Shared, candidates: usize| {
             let reading = TreeReading::new(shared, candidates);

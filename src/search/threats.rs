@@ -42,13 +42,17 @@
 //! the inputs and the order of calls on one [`ThreatChecker`], so node-limited
 //! searches stay deterministic.
 
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+use super::extract::best_turn;
 use super::info::TreeReading;
+use super::mcts::Shared;
 use super::options::SearchLimits;
 use super::players::Choice;
 use super::report::Decision;
 use super::solver::{passed, Solver};
+use super::tree::{PROVEN_WIN, UNPROVEN};
 use super::tunables::Tunables;
 use crate::rules::{Action, Outcome, Position, Rules, TurnEnumerator, TurnState};
 
@@ -260,40 +264,47 @@ impl ThreatChecker {
         if self.wins_at_once(position, rules)? {
             return Ok(true);
         }
-        let mover = position.side_to_move();
-        // B's turns after which A's pass loses at once (or A cannot pass):
-        // the only candidates for a forced win (see the module docs).
-        let mut threats = Vec::new();
+        // B's turns after which A's pass loses at once (or A cannot pass)
+        // are the only candidates for a forced win (see the module docs);
+        // each is tested for a refutation as soon as it is listed, so that
+        // the listing stops at the first forced win.
+        let mut forced = false;
         let mut failure = None;
         let mut outer = std::mem::take(&mut self.outer);
         let deadline = self.budget.and_then(|budget| budget.deadline);
         let complete =
-            outer.for_each_turn_until(position, rules, deadline, |_, result, outcome| {
-                if failure.is_some() || outcome != Outcome::Ongoing {
-                    return;
+            outer.for_each_turn_while(position, rules, deadline, |_, result, outcome| {
+                if outcome != Outcome::Ongoing {
+                    return true;
                 }
                 let threatening = match passed(result, rules) {
                     Some(after_pass) => self.wins_at_once(&after_pass, rules),
                     None => Ok(true),
                 };
-                match threatening.and_then(|threatening| self.charge(1).map(|_| threatening)) {
-                    Ok(true) => threats.push(*result),
-                    Ok(false) => {}
-                    Err(out) => failure = Some(out),
+                let verdict = threatening
+                    .and_then(|threatening| self.charge(1).map(|_| threatening))
+                    .and_then(|threatening| Ok(threatening && !self.refuted(result, rules)?));
+                match verdict {
+                    Ok(true) => {
+                        forced = true;
+                        false
+                    }
+                    Ok(false) => true,
+                    Err(out) => {
+                        failure = Some(out);
+                        false
+                    }
                 }
             });
         self.outer = outer;
         if let Some(out) = failure {
             return Err(out);
         }
+        if forced {
+            return Ok(true);
+        }
         if !complete {
             return Err(OutOfBudget);
-        }
-        debug_assert!(threats.iter().all(|result| result.side_to_move() != mover));
-        for threat in &threats {
-            if !self.refuted(threat, rules)? {
-                return Ok(true);
-            }
         }
         Ok(false)
     }
@@ -441,5 +452,180 @@ pub(super) fn defend(
             }
         }
         None => choice,
+    }
+}
+
+/// When the in-search verifier starts, as a share of the search: the tree
+/// first needs enough visits for its best turn to mean something.
+const VERIFY_FROM: f64 = 0.2;
+
+/// The share of the search after which the in-search verifier starts no new
+/// check, so that the tree has time to settle on another turn.
+const VERIFY_UNTIL: f64 = 0.85;
+
+/// Iterations between two looks at the tree's best turn, at least.
+const LOOK_INTERVAL: u64 = 256;
+
+/// Checks the tree's best turn for two-turn threats while the search runs,
+/// and marks a refuted turn's result as a proven win for the opponent, so
+/// that the tree itself turns to the alternatives and spends the rest of
+/// its time choosing among them.
+///
+/// Checking only after the search (as [`defend`] does) leaves a refuted
+/// choice a few milliseconds to find a defence among thousands of turns,
+/// and the replacement is then chosen by the leaf evaluation, not by the
+/// search. On the clock the checks get the same time [`defend`] has, a
+/// quarter of the planned time, and the time they take is credited back to
+/// the tree ([`RootVerifier::credit`]), so that the tree searches as long
+/// as it would without them.
+pub(super) struct RootVerifier {
+    checker: ThreatChecker,
+    /// Turns proven to defend.
+    safe: Vec<Vec<Action>>,
+    /// Turns proven not to defend (their results are marked in the tree).
+    refuted: Vec<Vec<Action>>,
+    /// The search's planned time, if it is on the clock.
+    soft: Option<Duration>,
+    start: Instant,
+    /// Time the checks have taken.
+    spent: Duration,
+    /// Time the checks may take, on the clock.
+    allowance: Duration,
+    /// The node limit, if the search has one and no clock.
+    nodes: Option<u64>,
+    /// Work left for the checks.
+    work: u64,
+    /// Set when a check ran out of budget: later ones would too.
+    exhausted: bool,
+    /// The iteration count before which the tree is not looked at again.
+    next_look: u64,
+}
+
+impl RootVerifier {
+    /// A verifier for a search under `limits` planned to take `soft`,
+    /// started at `start`.
+    pub(super) fn new(limits: &SearchLimits, soft: Option<Duration>, start: Instant) -> Self {
+        let nodes = limits.nodes.filter(|_| !limits.infinite && soft.is_none());
+        let work = match (nodes, soft) {
+            (Some(nodes), _) => nodes.saturating_mul(WORK_PER_NODE),
+            (None, Some(_)) => u64::MAX,
+            (None, None) => UNLIMITED_SEARCH_WORK,
+        };
+        RootVerifier {
+            checker: ThreatChecker::default(),
+            safe: Vec::new(),
+            refuted: Vec::new(),
+            soft,
+            start,
+            spent: Duration::ZERO,
+            allowance: soft.map_or(Duration::ZERO, |soft| soft / TIME_SHARE),
+            nodes,
+            work,
+            exhausted: false,
+            next_look: 0,
+        }
+    }
+
+    /// The time the checks took, which the search adds to its limits: at
+    /// most a quarter of the planned time.
+    pub(super) fn credit(&self) -> Duration {
+        self.spent.min(self.allowance)
+    }
+
+    /// The budget left for the root's check after the search, on the
+    /// clock: what the in-search checks left of their allowance.
+    pub(super) fn remaining(&self, budget: ThreatBudget) -> ThreatBudget {
+        ThreatBudget {
+            work: budget.work,
+            deadline: budget.deadline.map(|deadline| {
+                let left = self.allowance.saturating_sub(self.spent);
+                deadline.min(Instant::now() + left)
+            }),
+        }
+    }
+
+    /// Whether `actions` were proven to defend during the search.
+    pub(super) fn proven_safe(&self, actions: &[Action]) -> bool {
+        self.safe.iter().any(|safe| safe == actions)
+    }
+
+    /// Looks at the tree's best turn, and checks it if it is new. Called by
+    /// the search's leading thread between iterations.
+    pub(super) fn visit(&mut self, shared: &Shared) {
+        let iterations = shared.iterations.load(Ordering::Relaxed);
+        if self.exhausted || iterations < self.next_look {
+            return;
+        }
+        let deadline = match (self.soft, self.nodes) {
+            (Some(soft), _) => {
+                let searched = self.start.elapsed().saturating_sub(self.credit());
+                let left = self.allowance.saturating_sub(self.spent);
+                if searched < soft.mul_f64(VERIFY_FROM) || searched >= soft.mul_f64(VERIFY_UNTIL) {
+                    return;
+                }
+                if left.is_zero() {
+                    self.exhausted = true;
+                    return;
+                }
+                Some(Instant::now() + left)
+            }
+            (None, Some(nodes)) => {
+                let done = iterations as f64;
+                if done < nodes as f64 * VERIFY_FROM || done >= nodes as f64 * VERIFY_UNTIL {
+                    return;
+                }
+                None
+            }
+            // An infinite search: check from the start.
+            (None, None) => None,
+        };
+        // Reading the best turn can mean completing it outside the tree (a
+        // listing of every completion), so the tree is looked at about
+        // twenty times over a search, not at every check of the clock.
+        self.next_look = iterations + LOOK_INTERVAL.max(iterations / 16);
+        let tree = shared.tree;
+        let Some(best) = best_turn(
+            tree,
+            &shared.rules,
+            shared.tunables,
+            shared.root,
+            &shared.root_position,
+        ) else {
+            return;
+        };
+        if best.proof != UNPROVEN
+            || self.proven_safe(&best.actions)
+            || self.refuted.contains(&best.actions)
+        {
+            return;
+        }
+        self.checker.reset_work();
+        let budget = ThreatBudget {
+            work: self.work,
+            deadline,
+        };
+        let started = Instant::now();
+        let verdict =
+            self.checker
+                .is_defence(&shared.root_position, &best.actions, &shared.rules, budget);
+        self.spent += started.elapsed();
+        self.work = self.work.saturating_sub(self.checker.work_spent());
+        match verdict {
+            Some(true) => self.safe.push(best.actions),
+            Some(false) => {
+                if best.child != 0 {
+                    let node = tree.node(best.child);
+                    // The result's mover is the opponent, who wins by force.
+                    let _ = node.proof.compare_exchange(
+                        UNPROVEN,
+                        PROVEN_WIN,
+                        Ordering::AcqRel,
+                        Ordering::Relaxed,
+                    );
+                }
+                self.refuted.push(best.actions);
+            }
+            None => self.exhausted = true,
+        }
     }
 }

@@ -107,6 +107,13 @@ impl Controller {
         }
     }
 
+    /// Moves the search's start later by `pause`: time the search spent on
+    /// something else (the root's threat checks) that its limits should
+    /// not count.
+    pub fn extend(&mut self, pause: Duration) {
+        self.start += pause;
+    }
+
     /// Whether the search should stop now.
     pub fn should_stop(&mut self, shared: &Shared) -> bool {
         let elapsed = self.start.elapsed();
