@@ -583,14 +583,18 @@ impl RootVerifier {
         // listing of every completion), so the tree is looked at about
         // twenty times over a search, not at every check of the clock.
         self.next_look = iterations + LOOK_INTERVAL.max(iterations / 16);
+        let started = Instant::now();
         let tree = shared.tree;
-        let Some(best) = best_turn(
+        let best = best_turn(
             tree,
             &shared.rules,
             shared.tunables,
             shared.root,
             &shared.root_position,
-        ) else {
+        );
+        // The reading counts against the allowance too.
+        self.spent += started.elapsed();
+        let Some(best) = best else {
             return;
         };
         if best.proof != UNPROVEN
