@@ -605,7 +605,7 @@ fn the_client_half_reads_every_engine_reply() {
                     strings += 1;
                     None
                 }
-                Ok(Reply::BestMove(turn)) => Some(turn),
+                Ok(Reply::BestMove { turn, .. }) => Some(turn),
                 Ok(other) => panic!("unexpected during a search: {other}"),
                 Err(error) => panic!("a reply that does not read: {error}"),
             })

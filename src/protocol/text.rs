@@ -4,14 +4,14 @@
 //! These are shared by the protocol loop and the command-line tools, so that
 //! a person reading `supernova play` and a GUI reading `d` see one format.
 
-use super::reply::Info;
+use super::reply::{Info, Score};
 use crate::notation::turn::{format_turn, Style};
 use crate::notation::{hwpn, Board};
 use crate::rules::{
     Action, EndReason, GameResult, GameStatus, Outcome, PieceSet, Player, Repetition, Rules, Slot,
     HOME_SLOTS,
 };
-use crate::search::{Candidate, Decision, Proof, SearchInfo};
+use crate::search::{Candidate, Decision, Proof, SearchInfo, Solver};
 
 /// Writes a sequence of turns played one after the other from `board`, each
 /// on the board the previous one left; stops early at a turn that does not
@@ -69,25 +69,118 @@ pub fn decision_word(decision: Decision) -> &'static str {
     }
 }
 
-/// The `info` replies for a search state: one, or one per candidate
-/// (`multipv k`) when several candidates are reported.
-pub fn search_infos(board: &Board, rules: &Rules, info: &SearchInfo) -> Vec<Info> {
-    let common = |value: f32, win_probability: f32, proof: Option<Proof>, multipv: usize| Info {
-        depth: Some(info.average_depth.round() as u64),
-        seldepth: Some(info.max_depth as u64),
-        multipv: Some(multipv as u64),
-        score_cp: Some(centipawns(value)),
-        winprob: Some((win_probability.clamp(0.0, 1.0) * 1000.0).round() as u64),
-        proof,
-        nodes: Some(info.iterations),
-        nps: Some(info.nodes_per_second.round() as u64),
-        hashfull: Some(info.hash_full as u64),
-        time: Some(info.elapsed.as_millis() as u64),
-        pv: Vec::new(),
+/// How the `info` lines of a search are written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InfoStyle {
+    /// Add `wdl W D L` (the `UCI_ShowWDL` option).
+    pub show_wdl: bool,
+}
+
+/// The win probability in per mille, the protocol's one unit for it (the
+/// `winprob` of `info` and of `eval`).
+pub fn per_mille(win_probability: f32) -> u64 {
+    (win_probability.clamp(0.0, 1.0) * 1000.0).round() as u64
+}
+
+/// Win, draw and loss chances in per mille for a value and its proof. The
+/// search keeps one value per line, not a separate draw estimate, so an
+/// unproven line is a win or a loss in the proportion of its win
+/// probability, and only a proven draw has a draw chance.
+pub fn win_draw_loss(win_probability: f32, proof: Option<Proof>) -> [u64; 3] {
+    match proof {
+        Some(Proof::Win) => [1000, 0, 0],
+        Some(Proof::Draw) => [0, 1000, 0],
+        Some(Proof::Loss) => [0, 0, 1000],
+        None => {
+            let win = per_mille(win_probability);
+            [win, 0, 1000 - win]
+        }
+    }
+}
+
+/// A proven line made whole: the turns that still play, then, if the game
+/// is not over after them, the win in one that ends it (the tree proves a
+/// leaf by such a win without storing it). Returns the line and UCI's mate
+/// score for it (turns of the side to move until it wins, negative for a
+/// loss), or `None` for the score when the line does not reach the
+/// proven end.
+pub fn proven_line(
+    board: &Board,
+    rules: &Rules,
+    proof: Proof,
+    turns: &[Vec<Action>],
+) -> (Vec<Vec<Action>>, Option<i64>) {
+    let mover = board.position.side_to_move();
+    let mut position = board.position;
+    let mut line = Vec::with_capacity(turns.len() + 1);
+    let mut outcome = Outcome::Ongoing;
+    for turn in turns {
+        let mut next = position;
+        let played = turn.iter().all(|&action| next.try_apply(rules, action).is_ok());
+        let Some(ended) = played.then(|| next.end_turn(rules).ok()).flatten() else {
+            break;
+        };
+        position = next;
+        line.push(turn.clone());
+        outcome = ended;
+        if outcome != Outcome::Ongoing {
+            break;
+        }
+    }
+    if outcome == Outcome::Ongoing && proof != Proof::Draw {
+        if let Some(win) = Solver::default().find_win(&position, rules) {
+            let mut next = position;
+            let played = win.iter().all(|&action| next.try_apply(rules, action).is_ok());
+            if let Some(ended) = played.then(|| next.end_turn(rules).ok()).flatten() {
+                line.push(win);
+                outcome = ended;
+            }
+        }
+    }
+    let length = line.len() as i64;
+    let score = match (proof, outcome) {
+        (Proof::Win, Outcome::Win(winner)) if winner == mover && length % 2 == 1 => {
+            Some((length + 1) / 2)
+        }
+        (Proof::Loss, Outcome::Win(winner)) if winner != mover && length % 2 == 0 => {
+            Some(-length / 2)
+        }
+        _ => None,
     };
-    let with_pv = |mut line: Info, turns: &[Vec<Action>]| {
-        line.pv = format_line(board, rules, turns, Style::Token);
-        line
+    (line, score)
+}
+
+/// The `info` replies for a search state: one, or one per candidate
+/// (`multipv k`) when several candidates are reported, each with its whole
+/// expected line. A proven win or loss whose line reaches the end is scored
+/// `mate N`; any other line `cp`.
+pub fn search_infos(board: &Board, rules: &Rules, info: &SearchInfo, style: InfoStyle) -> Vec<Info> {
+    let line = |value: f32, proof: Option<Proof>, multipv: usize, turns: &[Vec<Action>]| {
+        let win_probability = crate::search::win_probability(value);
+        let mut score = Score::Centipawns(centipawns(value));
+        let mut turns = turns.to_vec();
+        if let Some(proof @ (Proof::Win | Proof::Loss)) = proof {
+            let (whole, mate) = proven_line(board, rules, proof, &turns);
+            if let Some(mate) = mate {
+                score = Score::Mate(mate);
+                turns = whole;
+            }
+        }
+        Info {
+            depth: Some(info.average_depth.round() as u64),
+            seldepth: Some(info.max_depth as u64),
+            multipv: Some(multipv as u64),
+            score: Some(score),
+            winprob: Some(per_mille(win_probability)),
+            wdl: style
+                .show_wdl
+                .then(|| win_draw_loss(win_probability, proof)),
+            nodes: Some(info.iterations),
+            nps: Some(info.nodes_per_second.round() as u64),
+            hashfull: Some(info.hash_full as u64),
+            time: Some(info.elapsed.as_millis() as u64),
+            pv: format_line(board, rules, &turns, Style::Token),
+        }
     };
     let principal = if info.principal_variation.is_empty() {
         vec![info.best_turn.clone()]
@@ -95,24 +188,20 @@ pub fn search_infos(board: &Board, rules: &Rules, info: &SearchInfo) -> Vec<Info
         info.principal_variation.clone()
     };
     if info.candidates.len() <= 1 {
-        let line = common(info.value, info.win_probability(), info.proof, 1);
-        return vec![with_pv(line, &principal)];
+        return vec![line(info.value, info.proof, 1, &principal)];
     }
     info.candidates
         .iter()
         .enumerate()
         .map(|(index, candidate): (usize, &Candidate)| {
-            let line = common(
-                candidate.value,
-                candidate.win_probability(),
-                candidate.proof,
-                index + 1,
-            );
-            if index == 0 && candidate.turn == info.best_turn {
-                with_pv(line, &principal)
+            let turns = if index == 0 && candidate.turn == info.best_turn {
+                &principal
+            } else if candidate.line.is_empty() {
+                std::slice::from_ref(&candidate.turn)
             } else {
-                with_pv(line, std::slice::from_ref(&candidate.turn))
-            }
+                &candidate.line
+            };
+            line(candidate.value, candidate.proof, index + 1, turns)
         })
         .collect()
 }

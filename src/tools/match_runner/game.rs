@@ -210,7 +210,7 @@ impl Game<'_> {
         // The answer is the first `bestmove` line, well formed or not.
         let answer = sent.and_then(|()| {
             seat.process.wait_for(wait, |reply| match reply {
-                Ok(Reply::BestMove(turn)) => Some(Ok(turn)),
+                Ok(Reply::BestMove { turn, .. }) => Some(Ok(turn)),
                 Err(error) if error.keyword == "bestmove" => Some(Err(error)),
                 _ => None,
             })
