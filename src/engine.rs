@@ -195,8 +195,6 @@ pub struct EngineSettings {
     pub show_wdl: bool,
 }
 
-
-
 /// One option the engine understands.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OptionSpec {

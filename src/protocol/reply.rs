@@ -509,9 +509,9 @@ fn parse_option(rest: &[&str]) -> Result<OptionLine, LineError> {
         }
         "check" => match rest {
             ["default", value] => OptionType::Check {
-                default: value.parse::<bool>().map_err(|_| {
-                    LineError::new(value, "expected true or false after 'default'")
-                })?,
+                default: value
+                    .parse::<bool>()
+                    .map_err(|_| LineError::new(value, "expected true or false after 'default'"))?,
             },
             _ => {
                 return Err(LineError::new(

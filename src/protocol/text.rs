@@ -116,7 +116,9 @@ pub fn proven_line(
     let mut outcome = Outcome::Ongoing;
     for turn in turns {
         let mut next = position;
-        let played = turn.iter().all(|&action| next.try_apply(rules, action).is_ok());
+        let played = turn
+            .iter()
+            .all(|&action| next.try_apply(rules, action).is_ok());
         let Some(ended) = played.then(|| next.end_turn(rules).ok()).flatten() else {
             break;
         };
@@ -130,7 +132,9 @@ pub fn proven_line(
     if outcome == Outcome::Ongoing && proof != Proof::Draw {
         if let Some(win) = Solver::default().find_win(&position, rules) {
             let mut next = position;
-            let played = win.iter().all(|&action| next.try_apply(rules, action).is_ok());
+            let played = win
+                .iter()
+                .all(|&action| next.try_apply(rules, action).is_ok());
             if let Some(ended) = played.then(|| next.end_turn(rules).ok()).flatten() {
                 line.push(win);
                 outcome = ended;
@@ -154,7 +158,12 @@ pub fn proven_line(
 /// (`multipv k`) when several candidates are reported, each with its whole
 /// expected line. A proven win or loss whose line reaches the end is scored
 /// `mate N`; any other line `cp`.
-pub fn search_infos(board: &Board, rules: &Rules, info: &SearchInfo, style: InfoStyle) -> Vec<Info> {
+pub fn search_infos(
+    board: &Board,
+    rules: &Rules,
+    info: &SearchInfo,
+    style: InfoStyle,
+) -> Vec<Info> {
     let line = |value: f32, proof: Option<Proof>, multipv: usize, turns: &[Vec<Action>]| {
         let win_probability = crate::search::win_probability(value);
         let mut score = Score::Centipawns(centipawns(value));
