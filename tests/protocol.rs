@@ -793,6 +793,19 @@ fn info_lines_carry_wdl_whole_lines_and_mate_scores() {
         proven.contains(" score mate 1 winprob 1000 wdl 1000 0 0 "),
         "{proven}"
     );
+    // A proven loss: passing lets the opponent capture the last home ship,
+    // and the only other turn sacrifices it.
+    engine.send("position pos r1b3:g3:/r1:r3:r1 1");
+    engine.send("go nodes 100");
+    let lines = engine.read_until(|line| line.starts_with("bestmove"));
+    let proven = lines
+        .iter()
+        .find(|line| line.starts_with("info depth"))
+        .unwrap();
+    assert!(
+        proven.contains(" score mate -1 winprob 0 wdl 0 0 1000 "),
+        "{proven}"
+    );
     // eval: cp and per mille, as info.
     engine.send(game);
     engine.send("eval");

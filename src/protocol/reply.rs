@@ -151,9 +151,9 @@ pub enum Score {
     /// 1000 (so that GUIs expecting centipawns show a sensible range).
     Centipawns(i64),
     /// `score mate <n>`: a proven result, UCI's mate score: the side to move
-    /// wins with its `n`th turn from now (`n` > 0), or loses after `-n` of
-    /// its turns (`n` < 0; `mate -1`: whatever it plays, the opponent wins
-    /// with its next turn).
+    /// wins with its `n`th turn from now (`n` > 0), or loses within `-n` of
+    /// its own turns (`n` < 0; `mate -1`: whatever it plays now, the game
+    /// is lost by the opponent's next turn at the latest).
     Mate(i64),
 }
 

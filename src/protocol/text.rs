@@ -101,9 +101,10 @@ pub fn win_draw_loss(win_probability: f32, proof: Option<Proof>) -> [u64; 3] {
 /// A proven line made whole: the turns that still play, then, if the game
 /// is not over after them, the win in one that ends it (the tree proves a
 /// leaf by such a win without storing it). Returns the line and UCI's mate
-/// score for it (turns of the side to move until it wins, negative for a
-/// loss), or `None` for the score when the line does not reach the
-/// proven end.
+/// score for it: the number of turns the side to move plays in the line,
+/// positive when it wins, negative when it loses (`-1`: whatever it plays
+/// now, the game is lost by the opponent's next turn at the latest); or
+/// `None` for the score when the line does not reach the proven end.
 pub fn proven_line(
     board: &Board,
     rules: &Rules,
@@ -141,14 +142,11 @@ pub fn proven_line(
             }
         }
     }
-    let length = line.len() as i64;
+    // The side to move's turns in the line, the last one included.
+    let turns = (line.len() as i64 + 1) / 2;
     let score = match (proof, outcome) {
-        (Proof::Win, Outcome::Win(winner)) if winner == mover && length % 2 == 1 => {
-            Some((length + 1) / 2)
-        }
-        (Proof::Loss, Outcome::Win(winner)) if winner != mover && length % 2 == 0 => {
-            Some(-length / 2)
-        }
+        (Proof::Win, Outcome::Win(winner)) if winner == mover => Some(turns),
+        (Proof::Loss, Outcome::Win(winner)) if winner != mover => Some(-turns),
         _ => None,
     };
     (line, score)
@@ -369,4 +367,38 @@ pub fn value_text(value: f32, win_probability: f32) -> String {
         "value {value:+.3}, win probability {:.1}%",
         win_probability * 100.0
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_proven_line_is_completed_and_counted_in_the_movers_turns() {
+        let rules = Rules::STANDARD;
+        // Player 0 captures player 1's last home ship: the tree may prove
+        // this without storing the turn, so the line is completed.
+        let board = hwpn::parse("r1b3:g3:/y2b2:r3:g1 0").unwrap();
+        let (line, mate) = proven_line(&board, &rules, Proof::Win, &[]);
+        assert_eq!(mate, Some(1));
+        assert_eq!(
+            format_line(&board, &rules, &line, Style::Token),
+            ["capture.g1.Home1"]
+        );
+        // A "proof" the line contradicts gives no mate score.
+        assert_eq!(proven_line(&board, &rules, Proof::Loss, &[]).1, None);
+        // Player 1 loses whatever it plays: by its own sacrifice, or after a pass.
+        let board = hwpn::parse("r1b3:g3:/r1:r3:r1 1").unwrap();
+        let pass: Vec<Action> = Vec::new();
+        let (line, mate) = proven_line(&board, &rules, Proof::Loss, &[pass]);
+        assert_eq!((line.len(), mate), (2, Some(-1)));
+    }
+
+    #[test]
+    fn win_draw_loss_follows_the_proof_or_the_win_probability() {
+        assert_eq!(win_draw_loss(0.75, None), [750, 0, 250]);
+        assert_eq!(win_draw_loss(0.75, Some(Proof::Draw)), [0, 1000, 0]);
+        assert_eq!(win_draw_loss(0.2, Some(Proof::Win)), [1000, 0, 0]);
+        assert_eq!(win_draw_loss(2.0, None), [1000, 0, 0]);
+    }
 }
