@@ -44,8 +44,8 @@ pub(super) fn start_engine(
                 .collect(),
         ),
     };
-    let mut process =
-        EngineProcess::spawn_logged(&program, &arguments, log).map_err(|error| error.to_string())?;
+    let mut process = EngineProcess::spawn_logged(&program, &arguments, log)
+        .map_err(|error| error.to_string())?;
     match handshake(&mut process, config, match_config) {
         Ok(name) => Ok((process, name)),
         Err(failure) => {
@@ -90,10 +90,7 @@ fn handshake(
 /// when the match keeps logs: `game-NNNN-<seat>-<name>.log`.
 fn log_path(config: &MatchConfig, number: usize, seat: Player, name: &str) -> Option<PathBuf> {
     let directory = config.logs.as_ref()?;
-    Some(directory.join(format!(
-        "game-{number:04}-p{}-{name}.log",
-        seat.index()
-    )))
+    Some(directory.join(format!("game-{number:04}-p{}-{name}.log", seat.index())))
 }
 
 /// The per-turn comment cutechess-cli writes in its PGN records: the
