@@ -14,6 +14,8 @@
 //! terminal player, a GUI binding) can drive it the same way: it keeps its
 //! own names for the systems and turns text into actions itself.
 
+pub mod strength;
+
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -186,13 +188,36 @@ pub enum OptionKind {
 
 /// The engine's own settings, which change what it reports and how it
 /// plays rather than how the searcher is built.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EngineSettings {
     /// `Ponder`: the controller may ponder; `bestmove` then names the
     /// expected reply (`ponder <turn>`) when the search has one.
     pub ponder: bool,
     /// `UCI_ShowWDL`: `info` lines carry win, draw and loss chances.
     pub show_wdl: bool,
+    /// `UCI_LimitStrength`: play at the strength `elo` (see [`strength`]).
+    pub limit_strength: bool,
+    /// `UCI_Elo`: the strength when limited.
+    pub elo: i64,
+}
+
+impl Default for EngineSettings {
+    fn default() -> EngineSettings {
+        EngineSettings {
+            ponder: false,
+            show_wdl: false,
+            limit_strength: false,
+            elo: strength::DEFAULT_ELO,
+        }
+    }
+}
+
+impl EngineSettings {
+    /// The strength level in force, when limited.
+    pub fn level(&self) -> Option<strength::Level> {
+        self.limit_strength
+            .then(|| strength::level_for(self.elo))
+    }
 }
 
 /// One option the engine understands.
@@ -353,6 +378,20 @@ pub fn option_specs() -> Vec<OptionSpec> {
             name: "UCI_ShowWDL",
             kind: OptionKind::Check {
                 default: EngineSettings::default().show_wdl,
+            },
+        },
+        OptionSpec {
+            name: "UCI_LimitStrength",
+            kind: OptionKind::Check {
+                default: EngineSettings::default().limit_strength,
+            },
+        },
+        OptionSpec {
+            name: "UCI_Elo",
+            kind: OptionKind::Spin {
+                default: strength::DEFAULT_ELO,
+                min: strength::MIN_ELO,
+                max: strength::MAX_ELO,
             },
         },
     ];
@@ -657,6 +696,11 @@ impl Engine {
                     "MultiPV" => options.multi_pv = number as usize,
                     "Seed" => options.seed = number as u64,
                     "MaxTurns" => options.rules.max_turns = (number > 0).then_some(number as u32),
+                    "UCI_Elo" => {
+                        self.idle_searcher()?;
+                        self.settings.elo = number;
+                        return Ok(());
+                    }
                     "Move Overhead" => options
                         .tunables
                         .set(MOVE_OVERHEAD_TUNABLE, number as f32)
@@ -709,6 +753,7 @@ impl Engine {
                 match spec.name {
                     "Ponder" => settings.ponder = on,
                     "UCI_ShowWDL" => settings.show_wdl = on,
+                    "UCI_LimitStrength" => settings.limit_strength = on,
                     _ => return Err(OptionError::UnknownName(name.to_string())),
                 }
                 // Refused during a search like every option, so that no
@@ -805,12 +850,29 @@ impl Engine {
             .unwrap_or_else(|| Searcher::new(self.options.clone()));
         let control = Arc::new(Control::default());
         let ponder = limits.ponder;
-        let timed = SearchLimits {
+        let mut timed = SearchLimits {
             ponder: false,
             ..limits
         };
         let infinite = timed.infinite
             || (timed.nodes.is_none() && timed.movetime.is_none() && timed.clock.is_none());
+        // Below full strength: a node budget per turn (however long the
+        // search may run), no tree carried over from earlier turns, and
+        // enough candidates reported to choose among.
+        let level = self.settings.level();
+        let mut pondering = SearchLimits {
+            infinite: true,
+            ..timed
+        };
+        let mut search_options = self.options.clone();
+        if let Some(level) = level {
+            timed.infinite = false;
+            timed.nodes = Some(timed.nodes.map_or(level.nodes, |nodes| nodes.min(level.nodes)));
+            pondering = SearchLimits::nodes(level.nodes);
+            search_options.multi_pv = search_options.multi_pv.max(strength::SAMPLED_CANDIDATES);
+            search_options.tree_reuse = false;
+        }
+        searcher.set_options(search_options);
         let position = *self.history.position();
         let history = self.history.earlier_hashes().to_vec();
         let options = self.options.clone();
@@ -830,15 +892,12 @@ impl Engine {
                     options: &options,
                     listener: &mut listener,
                     last_info: &mut last_info,
+                    level,
                 };
                 let mut result;
                 if ponder {
                     // Ponder: no limits until ponderhit or stop; an early
                     // answer (a proof, the book) waits for one of them.
-                    let pondering = SearchLimits {
-                        infinite: true,
-                        ..timed
-                    };
                     result = job.search(&pondering, &control.ponder_over);
                     control.wait_for(&control.ponder_over);
                     if control.hit.load(Ordering::Acquire) {
@@ -958,6 +1017,8 @@ struct SearchJob<'a> {
     listener: &'a mut Listener,
     /// The last report sent, so that the final one is not sent twice.
     last_info: &'a mut Option<SearchInfo>,
+    /// The strength level, when limited.
+    level: Option<strength::Level>,
 }
 
 impl SearchJob<'_> {
@@ -966,14 +1027,28 @@ impl SearchJob<'_> {
         let listener = &mut *self.listener;
         let last_info = &mut *self.last_info;
         let searcher = &mut *self.searcher;
+        let shown = self.options.multi_pv.max(1);
         let searched = catch_unwind(AssertUnwindSafe(|| {
             searcher.search(self.position, self.history, limits, stop, |info| {
-                listener(SearchEvent::Info(info));
-                *last_info = Some(info.clone());
+                let info = shown_info(info, shown);
+                listener(SearchEvent::Info(&info));
+                *last_info = Some(info);
             })
         }));
         match searched {
-            Ok(result) => result,
+            Ok(mut result) => {
+                if let Some(level) = &self.level {
+                    strength::sample_turn(
+                        &mut result,
+                        self.position,
+                        &self.options.rules,
+                        level,
+                        self.options.seed,
+                    );
+                }
+                result.info = shown_info(&result.info, shown);
+                result
+            }
             Err(_) => {
                 // A search bug must not break the protocol's promise of one
                 // answer per go: play the first legal turn, and start the
@@ -983,6 +1058,14 @@ impl SearchJob<'_> {
             }
         }
     }
+}
+
+/// A report with at most `shown` candidates: a limited engine's search
+/// reports more, to choose among, than `MultiPV` asks to see.
+fn shown_info(info: &SearchInfo, shown: usize) -> SearchInfo {
+    let mut info = info.clone();
+    info.candidates.truncate(shown);
+    info
 }
 
 /// The first legal turn, as a result, for when the search failed.

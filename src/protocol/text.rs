@@ -66,6 +66,7 @@ pub fn decision_word(decision: Decision) -> &'static str {
         Decision::Greedy => "greedy",
         Decision::Random => "random",
         Decision::GameOver => "game-over",
+        Decision::LimitedStrength => "limited-strength",
     }
 }
 

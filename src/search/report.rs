@@ -94,6 +94,9 @@ pub enum Decision {
     Random,
     /// The game is already over; there is no turn.
     GameOver,
+    /// Drawn among the search's good, safe candidates by an engine playing
+    /// below full strength (`UCI_LimitStrength`).
+    LimitedStrength,
 }
 
 /// Progress and results of a search, as reported through `on_info` and in
