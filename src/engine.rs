@@ -215,8 +215,7 @@ impl Default for EngineSettings {
 impl EngineSettings {
     /// The strength level in force, when limited.
     pub fn level(&self) -> Option<strength::Level> {
-        self.limit_strength
-            .then(|| strength::level_for(self.elo))
+        self.limit_strength.then(|| strength::level_for(self.elo))
     }
 }
 
@@ -867,7 +866,11 @@ impl Engine {
         let mut search_options = self.options.clone();
         if let Some(level) = level {
             timed.infinite = false;
-            timed.nodes = Some(timed.nodes.map_or(level.nodes, |nodes| nodes.min(level.nodes)));
+            timed.nodes = Some(
+                timed
+                    .nodes
+                    .map_or(level.nodes, |nodes| nodes.min(level.nodes)),
+            );
             pondering = SearchLimits::nodes(level.nodes);
             search_options.multi_pv = search_options.multi_pv.max(strength::SAMPLED_CANDIDATES);
             search_options.tree_reuse = false;

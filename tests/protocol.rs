@@ -858,3 +858,69 @@ fn setoption_during_a_search_is_refused_and_changes_nothing() {
     engine.send("quit");
     assert!(engine.wait().success());
 }
+
+/// `UCI_LimitStrength` with `UCI_Elo`: the search runs at most the level's
+/// node budget whatever the limits, the choice among good turns is drawn
+/// (reproducibly for a fixed seed), and the exact checks still hold: a win
+/// in one is played, and so is the only turn that avoids losing at once.
+#[test]
+fn limited_strength_budgets_nodes_and_keeps_the_exact_checks() {
+    use supernova::engine::strength::{LEVELS, MAX_ELO};
+
+    let mut engine = Engine::start();
+    engine.send("setoption name UCI_LimitStrength value true");
+    // A weak level that still finds several good turns to choose among.
+    let level = LEVELS[2];
+    engine.send(&format!("setoption name UCI_Elo value {}", level.elo));
+    engine.send(&format!("setoption name UCI_Elo value {}", MAX_ELO + 1));
+    assert!(engine
+        .next_line()
+        .starts_with("info string error: option UCI_Elo: bad value"));
+    let budget = level.nodes;
+    let game = "position startpos moves home.r1.b3.g3 home.y2.b1.g3";
+    let mut decisions = Vec::new();
+    let mut answers = Vec::new();
+    for seed in 1..=8 {
+        engine.send(&format!("setoption name Seed value {seed}"));
+        engine.send(game);
+        engine.send("go nodes 100000");
+        let lines = engine.read_until(|line| line.starts_with("bestmove"));
+        let final_info = lines
+            .iter()
+            .rev()
+            .find(|line| line.starts_with("info depth"))
+            .unwrap();
+        assert!(
+            final_info.contains(&format!(" nodes {budget} ")),
+            "{final_info}"
+        );
+        decisions.push(lines[lines.len() - 2].clone());
+        answers.push(lines.last().unwrap().clone());
+    }
+    assert!(
+        decisions.contains(&"info string decision limited-strength".to_string()),
+        "{decisions:?}"
+    );
+    // The same seed gives the same turn.
+    engine.send("setoption name Seed value 8");
+    engine.send("go nodes 100000");
+    let again = engine.read_until(|line| line.starts_with("bestmove"));
+    assert_eq!(again.last(), answers.last());
+    for (position, expected) in [
+        (
+            "position pos r1b3:g3:/y2b2:r3:g1 0",
+            "bestmove capture.g1.Home1",
+        ),
+        (
+            "position pos y1g2:r1:/y3g3:r3:b3 1",
+            "bestmove build.b1.Home1",
+        ),
+    ] {
+        engine.send(position);
+        engine.send("go nodes 1000");
+        let lines = engine.read_until(|line| line.starts_with("bestmove"));
+        assert_eq!(lines.last().unwrap(), expected, "{lines:?}");
+    }
+    engine.send("quit");
+    assert!(engine.wait().success());
+}

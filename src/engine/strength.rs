@@ -38,36 +38,42 @@ pub struct Level {
     pub temperature: f32,
 }
 
-/// The levels, weakest first; the strongest is the anchor itself.
-pub const LEVELS: [Level; 6] = [
+/// The levels, weakest first, with the Elo each measured (see the module
+/// documentation and the README's calibration table).
+pub const LEVELS: [Level; 7] = [
+    Level {
+        elo: 800,
+        nodes: 8,
+        temperature: 0.12,
+    },
     Level {
         elo: 1000,
-        nodes: 8,
-        temperature: 0.15,
+        nodes: 16,
+        temperature: 0.09,
     },
     Level {
         elo: 1200,
-        nodes: 24,
-        temperature: 0.10,
+        nodes: 40,
+        temperature: 0.06,
     },
     Level {
         elo: 1400,
-        nodes: 64,
-        temperature: 0.07,
-    },
-    Level {
-        elo: 1600,
-        nodes: 160,
+        nodes: 100,
         temperature: 0.04,
     },
     Level {
-        elo: 1800,
-        nodes: 400,
+        elo: 1600,
+        nodes: 250,
         temperature: 0.02,
     },
     Level {
-        elo: ANCHOR_ELO,
-        nodes: ANCHOR_NODES,
+        elo: 1800,
+        nodes: 500,
+        temperature: 0.01,
+    },
+    Level {
+        elo: 2000,
+        nodes: 1000,
         temperature: 0.0,
     },
 ];
@@ -175,9 +181,17 @@ pub fn sample_turn(
 }
 
 /// Whether a turn plays, and leaves the opponent no win at once.
-fn is_safe(turn: &[crate::rules::Action], position: &Position, rules: &Rules, solver: &mut Solver) -> bool {
+fn is_safe(
+    turn: &[crate::rules::Action],
+    position: &Position,
+    rules: &Rules,
+    solver: &mut Solver,
+) -> bool {
     let mut after = *position;
-    if !turn.iter().all(|&action| after.try_apply(rules, action).is_ok()) {
+    if !turn
+        .iter()
+        .all(|&action| after.try_apply(rules, action).is_ok())
+    {
         return false;
     }
     match after.end_turn(rules) {
