@@ -1343,6 +1343,48 @@ mod tests {
     }
 
     #[test]
+    fn a_ponder_search_waits_for_ponderhit_then_searches_its_limits() {
+        let mut engine = Engine::default();
+        engine
+            .set_position(Position::start(), &setup_turns())
+            .unwrap();
+        assert!(!engine.ponder_hit(), "nothing to hit");
+        let (sender, receiver) = mpsc::channel();
+        let limits = SearchLimits {
+            nodes: Some(300),
+            ponder: true,
+            ..SearchLimits::default()
+        };
+        engine
+            .go(
+                limits,
+                Box::new(move |event| {
+                    if let SearchEvent::Finished(outcome) = event {
+                        let _ = sender.send(outcome.clone());
+                    }
+                }),
+            )
+            .unwrap();
+        assert!(engine.is_pondering() && engine.is_searching_infinitely());
+        // Options cannot change meanwhile, and stay as they were.
+        assert_eq!(engine.set_option("MultiPV", "4"), Err(OptionError::Busy));
+        assert_eq!(engine.set_option("Ponder", "true"), Err(OptionError::Busy));
+        assert_eq!(engine.options().multi_pv, 1);
+        assert!(!engine.settings().ponder);
+        assert!(engine.ponder_hit());
+        assert!(!engine.ponder_hit(), "hit once");
+        let GoOutcome::Turn { result } = receiver.recv().unwrap() else {
+            panic!("expected a turn");
+        };
+        engine.wait();
+        assert_eq!(
+            result.info.iterations, 300,
+            "the go's own limit after the hit"
+        );
+        assert!(!engine.is_searching());
+    }
+
+    #[test]
     fn go_plays_a_legal_turn_and_reports_game_over() {
         let mut engine = Engine::default();
         engine.set_option("Player", "greedy").unwrap();
