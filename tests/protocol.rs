@@ -633,8 +633,10 @@ fn has_bestmove(lines: &[String]) -> bool {
 
 /// Issue 9: `go infinite` never answers before `stop`, also where the
 /// answer is settled at once: the setup book at the start, a proven win
-/// (a win in one), and a position with one sensible turn (the only other
-/// one, a sacrifice, eliminates the mover). The search's `info` line comes
+/// (a win in one), and positions with one sensible turn (a mover's only
+/// other turn, a sacrifice, eliminates it; the only turn that avoids an
+/// immediate loss). A live position always has at least two legal turns:
+/// `pass`, and a sacrifice of a ship. The search's `info` line comes
 /// first, then nothing until `stop`; before the fix the `bestmove` followed
 /// that line at once.
 #[test]
@@ -647,6 +649,11 @@ fn go_infinite_answers_only_after_stop_even_when_the_turn_is_settled() {
             "bestmove capture.g1.Home1",
         ),
         ("position pos r1b3:g3:/r1::r1 1", "bestmove pass"),
+        // Decided by the root's exact checks: the only safe turn.
+        (
+            "position pos y1g2:r1:/y3g3:r3:b3 1",
+            "bestmove build.b1.Home1",
+        ),
     ] {
         engine.send(position);
         engine.send("go infinite");
