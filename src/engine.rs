@@ -13,6 +13,16 @@
 //! on the search thread. A front end other than the text protocol (the
 //! terminal player, a GUI binding) can drive it the same way: it keeps its
 //! own names for the systems and turns text into actions itself.
+//!
+//! As UCI requires, a search without limits, or a ponder search
+//! ([`SearchLimits::ponder`]), never delivers its answer before
+//! [`Engine::stop`] (or, pondering, [`Engine::ponder_hit`], which turns it
+//! into the search its limits describe, on the same tree): when its answer
+//! is settled early (the setup book, a proof, a decided turn), the search
+//! thread holds it until told. Options are refused while a search runs, so
+//! no search ever sees half a change. Below full strength
+//! ([`EngineSettings::limit_strength`]) the engine searches a node budget
+//! and draws its turn among good candidates ([`strength`]).
 
 pub mod strength;
 
@@ -826,6 +836,8 @@ impl Engine {
     /// Starts searching the current position. Never blocks: the listener
     /// gets `Info` events and then exactly one `Finished`, on the search
     /// thread (or on this thread at once when the game is already over).
+    /// Without limits, or pondering, `Finished` comes only after
+    /// [`Engine::stop`] (or [`Engine::ponder_hit`] and the limits).
     ///
     /// # Errors
     /// [`GoError::Busy`] when a search is still running.
