@@ -835,9 +835,10 @@ impl Engine {
 
     /// Starts searching the current position. Never blocks: the listener
     /// gets `Info` events and then exactly one `Finished`, on the search
-    /// thread (or on this thread at once when the game is already over).
-    /// Without limits, or pondering, `Finished` comes only after
-    /// [`Engine::stop`] (or [`Engine::ponder_hit`] and the limits).
+    /// thread (or on this thread at once when the game is already over and
+    /// the search has limits). Without limits, or pondering, `Finished`
+    /// comes only after [`Engine::stop`] (or [`Engine::ponder_hit`] and the
+    /// limits), even when the game is over.
     ///
     /// # Errors
     /// [`GoError::Busy`] when a search is still running.
@@ -846,7 +847,14 @@ impl Engine {
             return Err(GoError::Busy);
         }
         self.wait();
-        if let GameStatus::Over(result) = self.status() {
+        let over = match self.status() {
+            GameStatus::Over(result) => Some(result),
+            GameStatus::Ongoing { .. } => None,
+        };
+        let waits = limits.ponder
+            || limits.infinite
+            || (limits.nodes.is_none() && limits.movetime.is_none() && limits.clock.is_none());
+        if let (Some(result), false) = (over, waits) {
             listener(SearchEvent::Finished(&GoOutcome::GameOver {
                 result,
                 search: None,
@@ -899,6 +907,21 @@ impl Engine {
             .stack_size(8 << 20)
             .spawn(move || {
                 let control = thread_control;
+                if let Some(result) = over {
+                    // The game is over: nothing to search, but an infinite
+                    // or ponder search still answers only when told.
+                    control.wait_for(if ponder {
+                        &control.ponder_over
+                    } else {
+                        &control.stop
+                    });
+                    thread_answered.store(true, Ordering::Release);
+                    listener(SearchEvent::Finished(&GoOutcome::GameOver {
+                        result,
+                        search: None,
+                    }));
+                    return searcher;
+                }
                 let mut last_info: Option<SearchInfo> = None;
                 let mut job = SearchJob {
                     searcher: &mut searcher,

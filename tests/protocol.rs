@@ -669,6 +669,15 @@ fn go_infinite_answers_only_after_stop_even_when_the_turn_is_settled() {
         assert!(last.starts_with(expected), "{position}: {lines:?}");
         assert!(synchronise(&mut engine).is_empty(), "exactly one bestmove");
     }
+    // A finished game has nothing to search, and still waits for stop.
+    engine.send("position pos r1b3:g3:/x 1");
+    engine.send("go infinite");
+    assert!(synchronise(&mut engine).is_empty());
+    engine.send("stop");
+    assert_eq!(
+        engine.read_until(|line| line.starts_with("bestmove")),
+        ["info string result 1-0 elimination", "bestmove (none)"]
+    );
     engine.send("quit");
     assert!(engine.wait().success());
 }
