@@ -8,11 +8,11 @@
 //! decides those before the tree), and never picks a turn the search
 //! proved lost: random blunders of a kind no person makes.
 //!
-//! The levels were calibrated by matches (README, "Playing strength"): the
-//! full engine at 1000 nodes a turn is [`ANCHOR_ELO`]; the strongest level
-//! was measured against it, and each other level against the next stronger
-//! one, so a level's Elo is the anchor plus the measured differences down
-//! the chain.
+//! The levels were calibrated by matches (README, "Playing strength"):
+//! each level against the full engine at a fixed node count, the full
+//! engine at those node counts against each other, and each level against
+//! the next; a level's Elo is the maximum-likelihood fit of all those
+//! games, with the full engine at 1000 nodes a turn at [`ANCHOR_ELO`].
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -40,43 +40,40 @@ pub struct Level {
 }
 
 /// The levels, weakest first, with the Elo each measured (see the module
-/// documentation and the README's calibration table): the strongest (the
-/// full search at 1000 nodes a turn, without the tree carried over from
-/// earlier turns) scored 12-8-4 against the full engine at 1000 nodes
-/// (+58), and each other level against the next stronger one.
+/// documentation and the README's calibration table).
 pub const LEVELS: [Level; 7] = [
     Level {
-        elo: 720,
+        elo: 980,
         nodes: 8,
         temperature: 0.12,
     },
     Level {
-        elo: 750,
+        elo: 990,
         nodes: 16,
         temperature: 0.09,
     },
     Level {
-        elo: 920,
+        elo: 1090,
         nodes: 40,
         temperature: 0.06,
     },
     Level {
-        elo: 1200,
+        elo: 1290,
         nodes: 100,
         temperature: 0.04,
     },
     Level {
-        elo: 1570,
+        elo: 1520,
         nodes: 250,
         temperature: 0.02,
     },
     Level {
-        elo: 1830,
+        elo: 1740,
         nodes: 500,
         temperature: 0.01,
     },
     Level {
-        elo: 2060,
+        elo: 2030,
         nodes: 1000,
         temperature: 0.0,
     },
