@@ -13,11 +13,23 @@
 //! on the search thread. A front end other than the text protocol (the
 //! terminal player, a GUI binding) can drive it the same way: it keeps its
 //! own names for the systems and turns text into actions itself.
+//!
+//! As UCI requires, a search without limits, or a ponder search
+//! ([`SearchLimits::ponder`]), never delivers its answer before
+//! [`Engine::stop`] (or, pondering, [`Engine::ponder_hit`], which turns it
+//! into the search its limits describe, on the same tree): when its answer
+//! is settled early (the setup book, a proof, a decided turn), the search
+//! thread holds it until told. Options are refused while a search runs, so
+//! no search ever sees half a change. Below full strength
+//! ([`EngineSettings::limit_strength`]) the engine searches a node budget
+//! and draws its turn among good candidates ([`strength`]).
+
+pub mod strength;
 
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -177,6 +189,44 @@ pub enum OptionKind {
         /// Default value.
         default: &'static str,
     },
+    /// On or off (UCI's `check`).
+    Check {
+        /// Default value.
+        default: bool,
+    },
+}
+
+/// The engine's own settings, which change what it reports and how it
+/// plays rather than how the searcher is built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EngineSettings {
+    /// `Ponder`: the controller may ponder; `bestmove` then names the
+    /// expected reply (`ponder <turn>`) when the search has one.
+    pub ponder: bool,
+    /// `UCI_ShowWDL`: `info` lines carry win, draw and loss chances.
+    pub show_wdl: bool,
+    /// `UCI_LimitStrength`: play at the strength `elo` (see [`strength`]).
+    pub limit_strength: bool,
+    /// `UCI_Elo`: the strength when limited.
+    pub elo: i64,
+}
+
+impl Default for EngineSettings {
+    fn default() -> EngineSettings {
+        EngineSettings {
+            ponder: false,
+            show_wdl: false,
+            limit_strength: false,
+            elo: strength::DEFAULT_ELO,
+        }
+    }
+}
+
+impl EngineSettings {
+    /// The strength level in force, when limited.
+    pub fn level(&self) -> Option<strength::Level> {
+        self.limit_strength.then(|| strength::level_for(self.elo))
+    }
 }
 
 /// One option the engine understands.
@@ -327,6 +377,32 @@ pub fn option_specs() -> Vec<OptionSpec> {
                 max: MAX_TURN_LIMIT,
             },
         },
+        OptionSpec {
+            name: "Ponder",
+            kind: OptionKind::Check {
+                default: EngineSettings::default().ponder,
+            },
+        },
+        OptionSpec {
+            name: "UCI_ShowWDL",
+            kind: OptionKind::Check {
+                default: EngineSettings::default().show_wdl,
+            },
+        },
+        OptionSpec {
+            name: "UCI_LimitStrength",
+            kind: OptionKind::Check {
+                default: EngineSettings::default().limit_strength,
+            },
+        },
+        OptionSpec {
+            name: "UCI_Elo",
+            kind: OptionKind::Spin {
+                default: strength::DEFAULT_ELO,
+                min: strength::MIN_ELO,
+                max: strength::MAX_ELO,
+            },
+        },
     ];
     let overhead = Tunables::find(MOVE_OVERHEAD_TUNABLE).map(|(_, spec)| spec);
     if let Some(spec) = overhead {
@@ -386,20 +462,73 @@ pub enum GoOutcome {
 /// Receives search events. Runs on the search thread, so it must be `Send`.
 pub type Listener = Box<dyn FnMut(SearchEvent<'_>) + Send>;
 
-/// A running search: its thread (which hands the searcher back) and its stop flag.
+/// The signals a controller sends a running search, and the wait for
+/// them. A search that must not answer before `stop` (an infinite or ponder
+/// search that ended early: a setup turn, a proof, a decided turn) blocks
+/// here holding its answer, as UCI requires.
+#[derive(Default)]
+struct Control {
+    /// Set by `stop`: the stop flag of the search proper.
+    stop: AtomicBool,
+    /// Set by `stop` and by `ponderhit`: the stop flag of the ponder phase.
+    ponder_over: AtomicBool,
+    /// Set by `ponderhit`: the expected reply was played.
+    hit: AtomicBool,
+    /// Wakes a search waiting for a signal.
+    lock: Mutex<()>,
+    wake: Condvar,
+}
+
+/// How long a waiting search sleeps between looks at its flags, should a
+/// wake-up be missed (the flags are set before the lock is taken, so none
+/// should be).
+const SIGNAL_POLL: Duration = Duration::from_millis(50);
+
+impl Control {
+    /// Sets `flags` and wakes a waiting search.
+    fn signal(&self, flags: &[&AtomicBool]) {
+        for flag in flags {
+            flag.store(true, Ordering::Release);
+        }
+        let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
+        self.wake.notify_all();
+    }
+
+    /// Blocks until `flag` is set.
+    fn wait_for(&self, flag: &AtomicBool) {
+        let mut guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
+        while !flag.load(Ordering::Acquire) {
+            guard = match self.wake.wait_timeout(guard, SIGNAL_POLL) {
+                Ok((guard, _)) => guard,
+                Err(poisoned) => poisoned.into_inner().0,
+            };
+        }
+    }
+}
+
+/// A running search: its thread (which hands the searcher back) and its signals.
 struct Running {
     handle: JoinHandle<Searcher>,
-    stop: Arc<AtomicBool>,
+    control: Arc<Control>,
     /// Set just before the final event: from then on the search counts as
     /// over, so a controller that reacts to `bestmove` at once with another
     /// `go` is never told the engine is busy (the thread only has to return).
     answered: Arc<AtomicBool>,
+    /// Started without limits: only `stop` ends it.
     infinite: bool,
+    /// Started as a ponder search.
+    ponder: bool,
 }
 
 impl Running {
     fn is_over(&self) -> bool {
         self.answered.load(Ordering::Acquire) || self.handle.is_finished()
+    }
+
+    /// Whether only `stop` (or, pondering, `ponderhit`) can end it.
+    fn waits_for_signal(&self) -> bool {
+        (self.infinite || (self.ponder && !self.control.hit.load(Ordering::Acquire)))
+            && !self.is_over()
     }
 }
 
@@ -416,6 +545,8 @@ pub struct Engine {
     /// The network `Eval learned` uses: the built-in one unless `EvalFile`
     /// named another.
     network: Arc<ValueNetwork>,
+    /// What the engine reports and how it plays (`Ponder`, `UCI_ShowWDL`).
+    settings: EngineSettings,
 }
 
 impl Default for Engine {
@@ -446,7 +577,13 @@ impl Engine {
                 .unwrap_or_else(ValueNetwork::embedded),
             options,
             running: None,
+            settings: EngineSettings::default(),
         }
+    }
+
+    /// The engine's own settings in force.
+    pub fn settings(&self) -> EngineSettings {
+        self.settings
     }
 
     /// The rules in force: the profile chosen with `Rules`, with the
@@ -568,6 +705,11 @@ impl Engine {
                     "MultiPV" => options.multi_pv = number as usize,
                     "Seed" => options.seed = number as u64,
                     "MaxTurns" => options.rules.max_turns = (number > 0).then_some(number as u32),
+                    "UCI_Elo" => {
+                        self.idle_searcher()?;
+                        self.settings.elo = number;
+                        return Ok(());
+                    }
                     "Move Overhead" => options
                         .tunables
                         .set(MOVE_OVERHEAD_TUNABLE, number as f32)
@@ -609,6 +751,25 @@ impl Engine {
                     },
                     _ => return Err(OptionError::UnknownName(name.to_string())),
                 }
+            }
+            OptionKind::Check { .. } => {
+                let on = match value.to_ascii_lowercase().as_str() {
+                    "true" => true,
+                    "false" => false,
+                    _ => return Err(bad("true or false".to_string())),
+                };
+                let mut settings = self.settings;
+                match spec.name {
+                    "Ponder" => settings.ponder = on,
+                    "UCI_ShowWDL" => settings.show_wdl = on,
+                    "UCI_LimitStrength" => settings.limit_strength = on,
+                    _ => return Err(OptionError::UnknownName(name.to_string())),
+                }
+                // Refused during a search like every option, so that no
+                // search ever sees half of a change.
+                self.idle_searcher()?;
+                self.settings = settings;
+                return Ok(());
             }
             OptionKind::Text { .. } if spec.name == "EvalFile" => {
                 let network = if value.is_empty() || value == EMBEDDED_NETWORK {
@@ -665,17 +826,19 @@ impl Engine {
             .is_some_and(|running| !running.is_over())
     }
 
-    /// Whether the running search was started without limits, so that only
-    /// [`Engine::stop`] ends it.
+    /// Whether the running search ends only when told: it was started
+    /// without limits, or is a ponder search not yet hit, so that only
+    /// [`Engine::stop`] (or [`Engine::ponder_hit`]) ends it.
     pub fn is_searching_infinitely(&self) -> bool {
-        self.running
-            .as_ref()
-            .is_some_and(|running| running.infinite && !running.is_over())
+        self.running.as_ref().is_some_and(Running::waits_for_signal)
     }
 
     /// Starts searching the current position. Never blocks: the listener
     /// gets `Info` events and then exactly one `Finished`, on the search
-    /// thread (or on this thread at once when the game is already over).
+    /// thread (or on this thread at once when the game is already over and
+    /// the search has limits). Without limits, or pondering, `Finished`
+    /// comes only after [`Engine::stop`] (or [`Engine::ponder_hit`] and the
+    /// limits), even when the game is over.
     ///
     /// # Errors
     /// [`GoError::Busy`] when a search is still running.
@@ -684,7 +847,14 @@ impl Engine {
             return Err(GoError::Busy);
         }
         self.wait();
-        if let GameStatus::Over(result) = self.status() {
+        let over = match self.status() {
+            GameStatus::Over(result) => Some(result),
+            GameStatus::Ongoing { .. } => None,
+        };
+        let waits = limits.ponder
+            || limits.infinite
+            || (limits.nodes.is_none() && limits.movetime.is_none() && limits.clock.is_none());
+        if let (Some(result), false) = (over, waits) {
             listener(SearchEvent::Finished(&GoOutcome::GameOver {
                 result,
                 search: None,
@@ -697,36 +867,93 @@ impl Engine {
             .searcher
             .take()
             .unwrap_or_else(|| Searcher::new(self.options.clone()));
-        let stop = Arc::new(AtomicBool::new(false));
-        let infinite = limits.infinite
-            || (limits.nodes.is_none() && limits.movetime.is_none() && limits.clock.is_none());
+        let control = Arc::new(Control::default());
+        let ponder = limits.ponder;
+        let mut timed = SearchLimits {
+            ponder: false,
+            ..limits
+        };
+        let infinite = timed.infinite
+            || (timed.nodes.is_none() && timed.movetime.is_none() && timed.clock.is_none());
+        // Below full strength: a node budget per turn (however long the
+        // search may run), no tree carried over from earlier turns, and
+        // enough candidates reported to choose among.
+        let level = self.settings.level();
+        let mut pondering = SearchLimits {
+            infinite: true,
+            ..timed
+        };
+        let mut search_options = self.options.clone();
+        if let Some(level) = level {
+            timed.infinite = false;
+            timed.nodes = Some(
+                timed
+                    .nodes
+                    .map_or(level.nodes, |nodes| nodes.min(level.nodes)),
+            );
+            pondering = SearchLimits::nodes(level.nodes);
+            search_options.multi_pv = search_options.multi_pv.max(strength::SAMPLED_CANDIDATES);
+            search_options.tree_reuse = false;
+        }
+        searcher.set_options(search_options);
         let position = *self.history.position();
         let history = self.history.earlier_hashes().to_vec();
         let options = self.options.clone();
-        let thread_stop = Arc::clone(&stop);
+        let thread_control = Arc::clone(&control);
         let answered = Arc::new(AtomicBool::new(false));
         let thread_answered = Arc::clone(&answered);
         let spawned = std::thread::Builder::new()
             .name("search".to_string())
             .stack_size(8 << 20)
             .spawn(move || {
+                let control = thread_control;
+                if let Some(result) = over {
+                    // The game is over: nothing to search, but an infinite
+                    // or ponder search still answers only when told.
+                    control.wait_for(if ponder {
+                        &control.ponder_over
+                    } else {
+                        &control.stop
+                    });
+                    thread_answered.store(true, Ordering::Release);
+                    listener(SearchEvent::Finished(&GoOutcome::GameOver {
+                        result,
+                        search: None,
+                    }));
+                    return searcher;
+                }
                 let mut last_info: Option<SearchInfo> = None;
-                let searched = catch_unwind(AssertUnwindSafe(|| {
-                    searcher.search(&position, &history, &limits, &thread_stop, |info| {
-                        listener(SearchEvent::Info(info));
-                        last_info = Some(info.clone());
-                    })
-                }));
-                let result = match searched {
-                    Ok(result) => result,
-                    Err(_) => {
-                        // A search bug must not break the protocol's promise of
-                        // one answer per go: play the first legal turn, and
-                        // start the next search with a fresh searcher.
-                        searcher = Searcher::new(options.clone());
-                        fallback_result(&position, &options.rules)
-                    }
+                let mut job = SearchJob {
+                    searcher: &mut searcher,
+                    position: &position,
+                    history: &history,
+                    options: &options,
+                    listener: &mut listener,
+                    last_info: &mut last_info,
+                    level,
                 };
+                let mut result;
+                if ponder {
+                    // Ponder: no limits until ponderhit or stop; an early
+                    // answer (a proof, the book) waits for one of them.
+                    result = job.search(&pondering, &control.ponder_over);
+                    control.wait_for(&control.ponder_over);
+                    if control.hit.load(Ordering::Acquire) {
+                        // The expected reply was played: the normal search,
+                        // on the tree the ponder search grew.
+                        result = job.search(&timed, &control.stop);
+                        if infinite {
+                            control.wait_for(&control.stop);
+                        }
+                    }
+                } else {
+                    result = job.search(&timed, &control.stop);
+                    if infinite {
+                        // UCI: an infinite search answers only after stop,
+                        // even when its answer was settled at once.
+                        control.wait_for(&control.stop);
+                    }
+                }
                 if last_info.as_ref() != Some(&result.info) {
                     listener(SearchEvent::Info(&result.info));
                 }
@@ -745,9 +972,10 @@ impl Engine {
             Ok(handle) => {
                 self.running = Some(Running {
                     handle,
-                    stop,
+                    control,
                     answered,
                     infinite,
+                    ponder,
                 });
                 Ok(())
             }
@@ -760,11 +988,42 @@ impl Engine {
     }
 
     /// Asks a running search to stop. Never blocks; the listener still
-    /// receives the final `Finished` event.
+    /// receives the final `Finished` event. A ponder search stops without
+    /// turning into a timed one, and answers what it found.
     pub fn stop(&self) {
         if let Some(running) = &self.running {
-            running.stop.store(true, Ordering::Relaxed);
+            let control = &running.control;
+            control.signal(&[&control.stop, &control.ponder_over]);
         }
+    }
+
+    /// The expected reply was played (UCI's `ponderhit`): a running ponder
+    /// search becomes the normal search with the limits its `go` gave,
+    /// keeping its tree. Returns whether a ponder search was running (and
+    /// not already hit or stopped); otherwise nothing changes.
+    pub fn ponder_hit(&self) -> bool {
+        let Some(running) = &self.running else {
+            return false;
+        };
+        let control = &running.control;
+        if !running.ponder
+            || running.is_over()
+            || control.hit.load(Ordering::Acquire)
+            || control.ponder_over.load(Ordering::Acquire)
+        {
+            return false;
+        }
+        control.signal(&[&control.hit, &control.ponder_over]);
+        true
+    }
+
+    /// Whether a ponder search is running and has not been hit or stopped.
+    pub fn is_pondering(&self) -> bool {
+        self.running.as_ref().is_some_and(|running| {
+            running.ponder
+                && !running.is_over()
+                && !running.control.ponder_over.load(Ordering::Acquire)
+        })
     }
 
     /// Waits for the running search (if any) to finish and takes the
@@ -784,6 +1043,67 @@ impl Drop for Engine {
         self.stop();
         self.wait();
     }
+}
+
+/// One `go`'s searches, which share the searcher, the position and the
+/// listener: a ponder search and the timed search after `ponderhit` are two.
+struct SearchJob<'a> {
+    searcher: &'a mut Searcher,
+    position: &'a Position,
+    history: &'a [u64],
+    options: &'a SearchOptions,
+    listener: &'a mut Listener,
+    /// The last report sent, so that the final one is not sent twice.
+    last_info: &'a mut Option<SearchInfo>,
+    /// The strength level, when limited.
+    level: Option<strength::Level>,
+}
+
+impl SearchJob<'_> {
+    /// One search under `limits`, ended early by `stop`; reports progress.
+    fn search(&mut self, limits: &SearchLimits, stop: &AtomicBool) -> SearchResult {
+        let listener = &mut *self.listener;
+        let last_info = &mut *self.last_info;
+        let searcher = &mut *self.searcher;
+        let shown = self.options.multi_pv.max(1);
+        let searched = catch_unwind(AssertUnwindSafe(|| {
+            searcher.search(self.position, self.history, limits, stop, |info| {
+                let info = shown_info(info, shown);
+                listener(SearchEvent::Info(&info));
+                *last_info = Some(info);
+            })
+        }));
+        match searched {
+            Ok(mut result) => {
+                if let Some(level) = &self.level {
+                    strength::sample_turn(
+                        &mut result,
+                        self.position,
+                        &self.options.rules,
+                        level,
+                        self.options.seed,
+                    );
+                }
+                result.info = shown_info(&result.info, shown);
+                result
+            }
+            Err(_) => {
+                // A search bug must not break the protocol's promise of one
+                // answer per go: play the first legal turn, and start the
+                // next search with a fresh searcher.
+                *self.searcher = Searcher::new(self.options.clone());
+                fallback_result(self.position, &self.options.rules)
+            }
+        }
+    }
+}
+
+/// A report with at most `shown` candidates: a limited engine's search
+/// reports more, to choose among, than `MultiPV` asks to see.
+fn shown_info(info: &SearchInfo, shown: usize) -> SearchInfo {
+    let mut info = info.clone();
+    info.candidates.truncate(shown);
+    info
 }
 
 /// The first legal turn, as a result, for when the search failed.
@@ -1055,6 +1375,48 @@ mod tests {
             Engine::default().set_option(MOVE_OVERHEAD_TUNABLE, "10"),
             Err(OptionError::UnknownName(_))
         ));
+    }
+
+    #[test]
+    fn a_ponder_search_waits_for_ponderhit_then_searches_its_limits() {
+        let mut engine = Engine::default();
+        engine
+            .set_position(Position::start(), &setup_turns())
+            .unwrap();
+        assert!(!engine.ponder_hit(), "nothing to hit");
+        let (sender, receiver) = mpsc::channel();
+        let limits = SearchLimits {
+            nodes: Some(300),
+            ponder: true,
+            ..SearchLimits::default()
+        };
+        engine
+            .go(
+                limits,
+                Box::new(move |event| {
+                    if let SearchEvent::Finished(outcome) = event {
+                        let _ = sender.send(outcome.clone());
+                    }
+                }),
+            )
+            .unwrap();
+        assert!(engine.is_pondering() && engine.is_searching_infinitely());
+        // Options cannot change meanwhile, and stay as they were.
+        assert_eq!(engine.set_option("MultiPV", "4"), Err(OptionError::Busy));
+        assert_eq!(engine.set_option("Ponder", "true"), Err(OptionError::Busy));
+        assert_eq!(engine.options().multi_pv, 1);
+        assert!(!engine.settings().ponder);
+        assert!(engine.ponder_hit());
+        assert!(!engine.ponder_hit(), "hit once");
+        let GoOutcome::Turn { result } = receiver.recv().unwrap() else {
+            panic!("expected a turn");
+        };
+        engine.wait();
+        assert_eq!(
+            result.info.iterations, 300,
+            "the go's own limit after the hit"
+        );
+        assert!(!engine.is_searching());
     }
 
     #[test]

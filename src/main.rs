@@ -144,6 +144,9 @@ enum Command {
         /// Directory for one SDG record per game (`supernova replay` reads them).
         #[arg(long, value_name = "DIR")]
         pgnout: Option<PathBuf>,
+        /// Directory for one protocol log per engine and game (lines sent, received, and stderr).
+        #[arg(long, value_name = "DIR")]
+        log: Option<PathBuf>,
         /// Sequential test: elo0=0 elo1=5 alpha=0.05 beta=0.05; stops when decided.
         #[arg(long, num_args = 4, value_name = "KEY=VALUE")]
         sprt: Option<Vec<String>>,
@@ -599,6 +602,7 @@ struct MatchArguments {
     margin: u64,
     timeout: u64,
     pgnout: Option<PathBuf>,
+    log: Option<PathBuf>,
     sprt: Option<Vec<String>>,
 }
 
@@ -663,6 +667,7 @@ fn start_match(arguments: MatchArguments) -> Result<(), Failure> {
         margin: std::time::Duration::from_millis(arguments.margin),
         turn_timeout: std::time::Duration::from_millis(arguments.timeout),
         transcripts: arguments.pgnout,
+        logs: arguments.log,
         sprt,
         default_program: program.display().to_string(),
         default_arguments: vec!["engine".to_string()],
@@ -748,6 +753,7 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
             margin,
             timeout,
             pgnout,
+            log,
             sprt,
         }) => start_match(MatchArguments {
             engines: engine_groups(),
@@ -767,6 +773,7 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
             margin,
             timeout,
             pgnout,
+            log,
             sprt,
         }),
         Some(Command::Count {

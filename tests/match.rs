@@ -227,3 +227,96 @@ fn bad_match_arguments_are_errors() {
     );
     assert!(text(&output).is_empty(), "{}", text(&output));
 }
+
+/// Issue 9: an engine's stderr explains a failed handshake (a bad `arg=`
+/// used to show only "failed its handshake").
+#[test]
+fn a_refused_engine_argument_is_explained_by_its_stderr() {
+    let output = supernova(&[
+        "match",
+        "--engine",
+        "name=a",
+        "--engine",
+        "name=b",
+        "arg=--bogus",
+        "--nodes",
+        "50",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("the second engine failed its handshake: crashed (")
+            && stderr.contains("its stderr ends: error: unexpected argument '--bogus'"),
+        "{stderr}"
+    );
+}
+
+/// Issue 9: a "Started game N" line as each game starts, a protocol log
+/// per engine and game, and each played turn's score, depth and time in
+/// the records, as cutechess-cli writes them in PGN comments.
+#[test]
+fn games_are_announced_logged_and_annotated() {
+    let records = scratch("annotated-records");
+    let logs = scratch("annotated-logs");
+    let output = supernova(&[
+        "match",
+        "--engine",
+        "name=tree",
+        "--engine",
+        "name=greedy",
+        "option.Player=greedy",
+        "--games",
+        "2",
+        "--nodes",
+        "100",
+        "--max-turns",
+        "6",
+        "--pgnout",
+        records.to_str().unwrap(),
+        "--log",
+        logs.to_str().unwrap(),
+    ]);
+    let out = text(&output);
+    assert!(output.status.success(), "{out}");
+    for (number, seats) in [(1, "tree vs greedy"), (2, "greedy vs tree")] {
+        let started = format!("Started game {number} of 2 ({seats})");
+        let finished = format!("Finished game {number} ({seats})");
+        let started_at = out.find(&started).unwrap_or_else(|| panic!("{out}"));
+        let finished_at = out.find(&finished).unwrap_or_else(|| panic!("{out}"));
+        assert!(started_at < finished_at, "{out}");
+    }
+    let log = std::fs::read_to_string(logs.join("game-0001-p0-tree.log")).unwrap();
+    for expected in [
+        "> hwi",
+        "< hwiok",
+        "> go nodes 100",
+        "< bestmove ",
+        "> quit",
+    ] {
+        assert!(log.contains(expected), "{expected}: {log}");
+    }
+    assert!(logs.join("game-0002-p1-tree.log").exists());
+    let record = std::fs::read_to_string(records.join("game-0001.sdg")).unwrap();
+    // Every turn after the two setup turns carries its comment; the tree's
+    // turns carry a score and a depth.
+    let comments: Vec<&str> = record
+        .lines()
+        .filter(|line| line.starts_with("\t{"))
+        .collect();
+    assert_eq!(comments.len(), 6, "{record}");
+    for comment in comments.iter().step_by(2) {
+        let inner = comment.trim_start_matches("\t{").trim_end_matches('}');
+        let (score, time) = inner.split_once(' ').unwrap();
+        let (value, depth) = score.split_once('/').unwrap();
+        assert!(
+            value.parse::<f64>().is_ok() || value.contains('M'),
+            "{comment}"
+        );
+        assert!(depth.parse::<u32>().is_ok(), "{comment}");
+        assert!(time.ends_with('s'), "{comment}");
+    }
+    let replayed = replay_directory(&records);
+    assert!(replayed.contains("replayed 2 games: 2 legal"), "{replayed}");
+    let _ = std::fs::remove_dir_all(&records);
+    let _ = std::fs::remove_dir_all(&logs);
+}

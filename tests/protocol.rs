@@ -359,7 +359,8 @@ fn junk_lines(count: usize) -> Vec<Vec<u8>> {
         "go movetime soon",
         "go depth 3",
         "go p1inc 10",
-        "go ponder",
+        "go ponder ponder",
+        "ponderhit now",
         "go infinite nodes",
         "setoption",
         "setoption Hash",
@@ -605,7 +606,7 @@ fn the_client_half_reads_every_engine_reply() {
                     strings += 1;
                     None
                 }
-                Ok(Reply::BestMove(turn)) => Some(turn),
+                Ok(Reply::BestMove { turn, .. }) => Some(turn),
                 Ok(other) => panic!("unexpected during a search: {other}"),
                 Err(error) => panic!("a reply that does not read: {error}"),
             })
@@ -616,4 +617,326 @@ fn the_client_half_reads_every_engine_reply() {
     engine.synchronise(REPLY_LIMIT).unwrap();
     assert!(engine.errors.is_empty(), "{:?}", engine.errors);
     engine.quit();
+}
+
+/// Sends `isready` and returns what came before `readyok`.
+fn synchronise(engine: &mut Engine) -> Vec<String> {
+    engine.send("isready");
+    let mut lines = engine.read_until(|line| line == "readyok");
+    lines.pop();
+    lines
+}
+
+fn has_bestmove(lines: &[String]) -> bool {
+    lines.iter().any(|line| line.starts_with("bestmove"))
+}
+
+/// Issue 9: `go infinite` never answers before `stop`, also where the
+/// answer is settled at once: the setup book at the start, a proven win
+/// (a win in one), and positions with one sensible turn (a mover's only
+/// other turn, a sacrifice, eliminates it; the only turn that avoids an
+/// immediate loss). A live position always has at least two legal turns:
+/// `pass`, and a sacrifice of a ship. The search's `info` line comes
+/// first, then nothing until `stop`; before the fix the `bestmove` followed
+/// that line at once.
+#[test]
+fn go_infinite_answers_only_after_stop_even_when_the_turn_is_settled() {
+    let mut engine = Engine::start();
+    for (position, expected) in [
+        ("position startpos", "bestmove home."),
+        (
+            "position pos r1b3:g3:/y2b2:r3:g1 0",
+            "bestmove capture.g1.Home1",
+        ),
+        ("position pos r1b3:g3:/r1::r1 1", "bestmove pass"),
+        // Decided by the root's exact checks: the only safe turn.
+        (
+            "position pos y1g2:r1:/y3g3:r3:b3 1",
+            "bestmove build.b1.Home1",
+        ),
+    ] {
+        engine.send(position);
+        engine.send("go infinite");
+        let first = engine.read_until(|line| line.starts_with("info depth"));
+        assert!(!has_bestmove(&first), "{position}: {first:?}");
+        // Other commands are answered meanwhile, and still no bestmove.
+        engine.send("d");
+        let meanwhile = synchronise(&mut engine);
+        assert!(!has_bestmove(&meanwhile), "{position}: {meanwhile:?}");
+        engine.send("stop");
+        let lines = engine.read_until(|line| line.starts_with("bestmove"));
+        let last = lines.last().unwrap();
+        assert!(last.starts_with(expected), "{position}: {lines:?}");
+        assert!(synchronise(&mut engine).is_empty(), "exactly one bestmove");
+    }
+    // A finished game has nothing to search, and still waits for stop.
+    engine.send("position pos r1b3:g3:/x 1");
+    engine.send("go infinite");
+    assert!(synchronise(&mut engine).is_empty());
+    engine.send("stop");
+    assert_eq!(
+        engine.read_until(|line| line.starts_with("bestmove")),
+        ["info string result 1-0 elimination", "bestmove (none)"]
+    );
+    engine.send("quit");
+    assert!(engine.wait().success());
+}
+
+/// `go ponder` searches until `ponderhit` or `stop`: after `ponderhit` the
+/// search goes on under the `go`'s own limits (here exactly 500 nodes with
+/// one thread) and answers by itself; after `stop` it answers what it has.
+/// A `ponderhit` with no ponder search is ignored, as `stop` is.
+#[test]
+fn go_ponder_waits_for_ponderhit_or_stop() {
+    let mut engine = Engine::start();
+    engine.send("position startpos moves home.r1.b3.g3 home.y2.b1.g3 build.g1.Home0");
+    engine.send("go ponder nodes 500");
+    let during = synchronise(&mut engine);
+    assert!(!has_bestmove(&during), "{during:?}");
+    engine.send("ponderhit");
+    let lines = engine.read_until(|line| line.starts_with("bestmove"));
+    let final_info = lines
+        .iter()
+        .rev()
+        .find(|line| line.starts_with("info depth"))
+        .unwrap();
+    assert!(final_info.contains(" nodes 500 "), "{lines:?}");
+    assert!(lines.contains(&"info string decision search".to_string()));
+    assert!(synchronise(&mut engine).is_empty(), "exactly one bestmove");
+    // A second ponderhit, with nothing to hit, is ignored.
+    engine.send("ponderhit");
+    assert!(synchronise(&mut engine).is_empty());
+    // Pondering on a setup position (answered from the book) waits too.
+    engine.send("position startpos moves home.r1.b3.g3");
+    engine.send("go ponder movetime 100000");
+    let first = engine.read_until(|line| line.starts_with("info depth"));
+    assert!(!has_bestmove(&first));
+    assert!(!has_bestmove(&synchronise(&mut engine)));
+    engine.send("stop");
+    let lines = engine.read_until(|line| line.starts_with("bestmove"));
+    assert!(
+        lines.last().unwrap().starts_with("bestmove home."),
+        "{lines:?}"
+    );
+    // `go ponder` given twice is an error.
+    engine.send("go ponder ponder");
+    assert!(engine
+        .next_line()
+        .starts_with("info string error: 'ponder'"));
+    engine.send("quit");
+    assert!(engine.wait().success());
+}
+
+/// With `Ponder` on, `bestmove` names the reply the engine expects, and
+/// that reply can be played after the best turn; with it off (the default)
+/// the line is plain `bestmove <turn>`.
+#[test]
+fn bestmove_names_the_expected_reply_with_ponder_on() {
+    let mut engine = Engine::start();
+    let game = "position startpos moves home.r1.b3.g3 home.y2.b1.g3";
+    engine.send(game);
+    engine.send("go nodes 1000");
+    let plain = engine.read_until(|line| line.starts_with("bestmove"));
+    assert_eq!(plain.last().unwrap().split(' ').count(), 2, "{plain:?}");
+    engine.send("setoption name Ponder value true");
+    engine.send("go nodes 1000");
+    let lines = engine.read_until(|line| line.starts_with("bestmove"));
+    let words: Vec<&str> = lines.last().unwrap().split(' ').collect();
+    let ["bestmove", turn, "ponder", reply] = words[..] else {
+        panic!("expected bestmove <turn> ponder <turn>: {lines:?}");
+    };
+    engine.send(&format!("{game} {turn} {reply}"));
+    engine.send("d");
+    let board = synchronise(&mut engine);
+    assert!(
+        board.contains(&"turns played: 4 since the position's base".to_string()),
+        "{board:?}"
+    );
+    engine.send("setoption name Ponder value maybe");
+    assert!(engine
+        .next_line()
+        .starts_with("info string error: option Ponder: bad value 'maybe'"));
+    engine.send("quit");
+    assert!(engine.wait().success());
+}
+
+/// Every `info` line reads as a typed reply: with `UCI_ShowWDL` on it
+/// carries `wdl` summing to 1000 whose win share is its `winprob`; every
+/// MultiPV line carries a whole line that plays from the position; a win
+/// in one is `score mate 1`, and `eval` uses the same units as `info`.
+#[test]
+fn info_lines_carry_wdl_whole_lines_and_mate_scores() {
+    use supernova::protocol::reply::{self, Reply, Score};
+
+    let mut engine = Engine::start();
+    let game = "position startpos moves home.r1.b3.g3 home.y2.b1.g3";
+    engine.send("setoption name UCI_ShowWDL value true");
+    engine.send("setoption name MultiPV value 3");
+    engine.send(game);
+    engine.send("go nodes 3000");
+    let lines = engine.read_until(|line| line.starts_with("bestmove"));
+    let infos: Vec<reply::Info> = lines
+        .iter()
+        .filter(|line| line.starts_with("info depth"))
+        .map(|line| match reply::parse(line) {
+            Ok(Reply::Info(info)) => info,
+            other => panic!("{line}: {other:?}"),
+        })
+        .collect();
+    let last_three = &infos[infos.len() - 3..];
+    for (rank, info) in last_three.iter().enumerate() {
+        assert_eq!(info.multipv, Some(rank as u64 + 1));
+        let [win, draw, loss] = info.wdl.expect("wdl with UCI_ShowWDL");
+        assert_eq!(win + draw + loss, 1000, "{info}");
+        assert_eq!(Some(win), info.winprob, "{info}");
+        assert!(matches!(info.score, Some(Score::Centipawns(_))), "{info}");
+        assert!(info.pv.len() >= 2, "a whole line on every multipv: {info}");
+        // The line plays from the position.
+        engine.send(&format!("{game} {}", info.pv.join(" ")));
+        assert!(synchronise(&mut engine).is_empty(), "{info}");
+        engine.send(game);
+    }
+    // A proven win is UCI's mate score, with its line to the end.
+    engine.send("setoption name MultiPV value 1");
+    engine.send("position pos r1b3:g3:/y2b2:r3:g1 0");
+    engine.send("go nodes 100");
+    let lines = engine.read_until(|line| line.starts_with("bestmove"));
+    let proven = lines
+        .iter()
+        .find(|line| line.starts_with("info depth"))
+        .unwrap();
+    assert!(
+        proven.contains(" score mate 1 winprob 1000 wdl 1000 0 0 "),
+        "{proven}"
+    );
+    // A proven loss: passing lets the opponent capture the last home ship,
+    // and the only other turn sacrifices it.
+    engine.send("position pos r1b3:g3:/r1:r3:r1 1");
+    engine.send("go nodes 100");
+    let lines = engine.read_until(|line| line.starts_with("bestmove"));
+    let proven = lines
+        .iter()
+        .find(|line| line.starts_with("info depth"))
+        .unwrap();
+    assert!(
+        proven.contains(" score mate -1 winprob 0 wdl 0 0 1000 "),
+        "{proven}"
+    );
+    // eval: cp and per mille, as info.
+    engine.send(game);
+    engine.send("eval");
+    let eval = engine.next_line();
+    let words: Vec<&str> = eval.split(' ').collect();
+    let ["eval", "cp", cp, "winprob", winprob] = words[..] else {
+        panic!("{eval}");
+    };
+    let cp: f64 = cp.parse().unwrap();
+    let winprob: f64 = winprob.parse().unwrap();
+    assert!((winprob - (cp + 1000.0) / 2.0).abs() <= 1.0, "{eval}");
+    engine.send("quit");
+    assert!(engine.wait().success());
+}
+
+/// `setoption` during a search is refused with the documented error and
+/// changes nothing: after `stop`, a search reports as before the attempt.
+#[test]
+fn setoption_during_a_search_is_refused_and_changes_nothing() {
+    let mut engine = Engine::start();
+    engine.send("position startpos moves home.r1.b3.g3 home.y2.b1.g3");
+    engine.send("go infinite");
+    for option in [
+        "MultiPV value 3",
+        "UCI_ShowWDL value true",
+        "Ponder value true",
+        "Hash value 8",
+        "cpuct value 2",
+    ] {
+        engine.send(&format!("setoption name {option}"));
+        assert_eq!(
+            engine
+                .read_until(|line| line.starts_with("info string"))
+                .last()
+                .unwrap(),
+            "info string error: a search is running: send stop first, then change options",
+            "{option}"
+        );
+    }
+    engine.send("stop");
+    engine.read_until(|line| line.starts_with("bestmove"));
+    engine.send("setoption name Ponder value false");
+    engine.send("go nodes 300");
+    let lines = engine.read_until(|line| line.starts_with("bestmove"));
+    for line in lines.iter().filter(|line| line.starts_with("info depth")) {
+        assert!(line.contains(" multipv 1 "), "{line}");
+        assert!(!line.contains(" wdl "), "{line}");
+    }
+    assert_eq!(lines.last().unwrap().split(' ').count(), 2, "{lines:?}");
+    engine.send("quit");
+    assert!(engine.wait().success());
+}
+
+/// `UCI_LimitStrength` with `UCI_Elo`: the search runs at most the level's
+/// node budget whatever the limits, the choice among good turns is drawn
+/// (reproducibly for a fixed seed), and the exact checks still hold: a win
+/// in one is played, and so is the only turn that avoids losing at once.
+#[test]
+fn limited_strength_budgets_nodes_and_keeps_the_exact_checks() {
+    use supernova::engine::strength::{LEVELS, MAX_ELO};
+
+    let mut engine = Engine::start();
+    engine.send("setoption name UCI_LimitStrength value true");
+    // A weak level that still finds several good turns to choose among.
+    let level = LEVELS[2];
+    engine.send(&format!("setoption name UCI_Elo value {}", level.elo));
+    engine.send(&format!("setoption name UCI_Elo value {}", MAX_ELO + 1));
+    assert!(engine
+        .next_line()
+        .starts_with("info string error: option UCI_Elo: bad value"));
+    let budget = level.nodes;
+    let game = "position startpos moves home.r1.b3.g3 home.y2.b1.g3";
+    let mut decisions = Vec::new();
+    let mut answers = Vec::new();
+    for seed in 1..=8 {
+        engine.send(&format!("setoption name Seed value {seed}"));
+        engine.send(game);
+        engine.send("go nodes 100000");
+        let lines = engine.read_until(|line| line.starts_with("bestmove"));
+        let final_info = lines
+            .iter()
+            .rev()
+            .find(|line| line.starts_with("info depth"))
+            .unwrap();
+        assert!(
+            final_info.contains(&format!(" nodes {budget} ")),
+            "{final_info}"
+        );
+        decisions.push(lines[lines.len() - 2].clone());
+        answers.push(lines.last().unwrap().clone());
+    }
+    assert!(
+        decisions.contains(&"info string decision limited-strength".to_string()),
+        "{decisions:?}"
+    );
+    // The same seed gives the same turn.
+    engine.send("setoption name Seed value 8");
+    engine.send("go nodes 100000");
+    let again = engine.read_until(|line| line.starts_with("bestmove"));
+    assert_eq!(again.last(), answers.last());
+    for (position, expected) in [
+        (
+            "position pos r1b3:g3:/y2b2:r3:g1 0",
+            "bestmove capture.g1.Home1",
+        ),
+        (
+            "position pos y1g2:r1:/y3g3:r3:b3 1",
+            "bestmove build.b1.Home1",
+        ),
+    ] {
+        engine.send(position);
+        engine.send("go nodes 1000");
+        let lines = engine.read_until(|line| line.starts_with("bestmove"));
+        assert_eq!(lines.last().unwrap(), expected, "{lines:?}");
+    }
+    engine.send("quit");
+    assert!(engine.wait().success());
 }

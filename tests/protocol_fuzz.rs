@@ -91,6 +91,14 @@ const SEEDS: &[&str] = &[
     "go infinite",
     "go p0time 100 p1time 100 p0inc 5 p1inc 5",
     "go nodes 100 movetime 50",
+    "go ponder nodes 50",
+    "go ponder movetime 5",
+    "ponderhit",
+    "setoption name Ponder value true",
+    "setoption name UCI_ShowWDL value true",
+    "setoption name UCI_LimitStrength value true",
+    "setoption name UCI_LimitStrength value false",
+    "setoption name UCI_Elo value 900",
 ];
 
 /// Words to insert.
@@ -99,6 +107,8 @@ const WORDS: &[&str] = &[
     "nodes",
     "movetime",
     "infinite",
+    "ponder",
+    "ponderhit",
     "p0time",
     "p1inc",
     "movestogo",
@@ -347,6 +357,11 @@ fn protocol_lines_are_answered_as_the_protocol_says() {
         let started = Instant::now();
         let flow = session.handle(&line);
         if let Ok(Command::Go(limits)) = &parsed {
+            if limits.ponder {
+                // The expected reply was played: the search goes on under
+                // its own limits.
+                session.handle("ponderhit");
+            }
             if !runs_to_its_limit(limits) {
                 session.handle("stop");
             }

@@ -12,10 +12,15 @@
 //! channel, so that waiting with a deadline is a `recv_timeout` and an
 //! engine that chatters while nobody listens waits on its own pipe.
 
+use std::collections::VecDeque;
 use std::fmt;
-use std::io::{BufReader, Write};
+use std::fs::File;
+use std::io::{BufReader, Read, Write};
+use std::path::Path;
 use std::process::{Child, ChildStdin, Command as Process, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::command::Command;
@@ -73,6 +78,47 @@ enum Incoming {
     TooLong,
 }
 
+/// The last lines of an engine's stderr kept for a failure message: enough
+/// for a usage error or a panic, bounded whatever the engine writes.
+const STDERR_TAIL_LINES: usize = 8;
+
+/// How long a failure message waits for the stderr of an engine that
+/// exited, so that its last words are not lost to the race with its reader.
+const STDERR_GRACE: Duration = Duration::from_millis(500);
+
+/// A protocol log: every line sent (`>`), received (`<`) and written to
+/// stderr (`!`), each after the milliseconds since the engine started, so
+/// that a failed game can be read afterwards.
+#[derive(Clone)]
+struct ProtocolLog {
+    file: Arc<Mutex<File>>,
+    start: Instant,
+}
+
+impl ProtocolLog {
+    fn write(&self, marker: char, line: &str) {
+        let millis = self.start.elapsed().as_millis();
+        let mut file = self.file.lock().unwrap_or_else(PoisonError::into_inner);
+        // A log that cannot be written must not end the game.
+        let _ = writeln!(file, "{millis:>7} {marker} {line}");
+    }
+}
+
+/// Writes `line` to `log`, if there is one.
+fn log_line(log: &Option<ProtocolLog>, marker: char, line: &str) {
+    if let Some(log) = log {
+        log.write(marker, line);
+    }
+}
+
+/// What an engine wrote to stderr: its last lines, and whether the stream
+/// has ended (the engine closed it or exited).
+#[derive(Default)]
+struct StderrTail {
+    lines: Mutex<VecDeque<String>>,
+    ended: AtomicBool,
+}
+
 /// An engine process and its line channel.
 pub struct EngineProcess {
     child: Child,
@@ -81,20 +127,49 @@ pub struct EngineProcess {
     /// The engine's `info string error...` lines since they were last
     /// cleared, as excerpts (bounded and escaped), for warnings.
     pub errors: Vec<String>,
+    stderr: Arc<StderrTail>,
+    log: Option<ProtocolLog>,
 }
 
 impl EngineProcess {
-    /// Starts `program` with `arguments`, its stdin and stdout piped and its
-    /// stderr discarded.
+    /// Starts `program` with `arguments`, its stdin and stdout piped; the
+    /// last lines of its stderr are kept for [`EngineProcess::stderr_tail`].
     ///
     /// # Errors
     /// [`EngineFailure::Spawn`] when the program cannot be started.
     pub fn spawn(program: &str, arguments: &[String]) -> Result<EngineProcess, EngineFailure> {
+        EngineProcess::spawn_logged(program, arguments, None)
+    }
+
+    /// [`EngineProcess::spawn`], also writing every line sent, received and
+    /// written to stderr to the file `log` (created or truncated), when
+    /// given: a protocol log to inspect after the game.
+    ///
+    /// # Errors
+    /// [`EngineFailure::Spawn`] when the log cannot be created or the
+    /// program cannot be started.
+    pub fn spawn_logged(
+        program: &str,
+        arguments: &[String],
+        log: Option<&Path>,
+    ) -> Result<EngineProcess, EngineFailure> {
+        let log = match log {
+            Some(path) => Some(ProtocolLog {
+                file: Arc::new(Mutex::new(File::create(path).map_err(|error| {
+                    EngineFailure::Spawn(format!("log {}: {error}", path.display()))
+                })?)),
+                start: Instant::now(),
+            }),
+            None => None,
+        };
+        let mut command_line = vec![program.to_string()];
+        command_line.extend(arguments.iter().cloned());
+        log_line(&log, '#', &command_line.join(" "));
         let mut child = Process::new(program)
             .args(arguments)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .map_err(|error| EngineFailure::Spawn(format!("{}: {error}", excerpt(program))))?;
         let stdout = child
@@ -102,7 +177,14 @@ impl EngineProcess {
             .take()
             .ok_or_else(|| EngineFailure::Spawn("no stdout pipe".to_string()))?;
         let stdin = child.stdin.take();
+        let stderr = Arc::new(StderrTail::default());
+        if let Some(pipe) = child.stderr.take() {
+            spawn_stderr_reader(pipe, Arc::clone(&stderr), log.clone())?;
+        } else {
+            stderr.ended.store(true, Ordering::Release);
+        }
         let (sender, lines) = mpsc::sync_channel(READ_AHEAD_LINES);
+        let output_log = log.clone();
         std::thread::Builder::new()
             .name("engine-output".to_string())
             .spawn(move || {
@@ -110,10 +192,14 @@ impl EngineProcess {
                 let mut buffer = Vec::new();
                 loop {
                     let incoming = match read_line(&mut reader, &mut buffer) {
-                        LineRead::Line(line) => Incoming::Line(line),
+                        LineRead::Line(line) => {
+                            log_line(&output_log, '<', &line);
+                            Incoming::Line(line)
+                        }
                         LineRead::TooLong => {
                             // Read no further: the engine loses, and what
                             // follows the cap is not the controller's to keep.
+                            log_line(&output_log, '<', "(a line over the protocol's cap)");
                             let _ = sender.send(Incoming::TooLong);
                             break;
                         }
@@ -130,7 +216,39 @@ impl EngineProcess {
             stdin,
             lines,
             errors: Vec::new(),
+            stderr,
+            log,
         })
+    }
+
+    /// The last lines the engine wrote to stderr (at most 8, each a
+    /// bounded, escaped excerpt), oldest first. When the engine has exited,
+    /// waits briefly for the rest of its stderr, so that the message of a
+    /// crash or a refused argument is not lost.
+    pub fn stderr_tail(&mut self) -> Vec<String> {
+        if let Ok(Some(_)) = self.child.try_wait() {
+            let deadline = Instant::now() + STDERR_GRACE;
+            while !self.stderr.ended.load(Ordering::Acquire) && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+        let lines = self
+            .stderr
+            .lines
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        lines.iter().map(|line| excerpt(line)).collect()
+    }
+
+    /// `failure` in words, with the engine's last stderr lines when it wrote
+    /// any: what a person needs to see why an engine failed.
+    pub fn describe(&mut self, failure: &EngineFailure) -> String {
+        let tail = self.stderr_tail();
+        if tail.is_empty() {
+            failure.to_string()
+        } else {
+            format!("{failure}; its stderr ends: {}", tail.join(" | "))
+        }
     }
 
     /// Sends one command. A broken pipe means the engine is gone.
@@ -141,7 +259,9 @@ impl EngineProcess {
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(self.exit_failure());
         };
-        if writeln!(stdin, "{command}")
+        let line = command.to_string();
+        log_line(&self.log, '>', &line);
+        if writeln!(stdin, "{line}")
             .and_then(|()| stdin.flush())
             .is_err()
         {
@@ -254,6 +374,44 @@ impl EngineProcess {
         }
         self.kill();
     }
+}
+
+/// Reads an engine's stderr on a thread of its own (so that a chatty
+/// engine never blocks on a full pipe), keeping its last lines and logging
+/// each; marks the tail ended when the stream closes.
+fn spawn_stderr_reader(
+    pipe: impl Read + Send + 'static,
+    tail: Arc<StderrTail>,
+    log: Option<ProtocolLog>,
+) -> Result<(), EngineFailure> {
+    std::thread::Builder::new()
+        .name("engine-stderr".to_string())
+        .spawn(move || {
+            let mut reader = BufReader::new(pipe);
+            let mut buffer = Vec::new();
+            loop {
+                let line = match read_line(&mut reader, &mut buffer) {
+                    LineRead::Line(line) => line,
+                    LineRead::TooLong => {
+                        super::lines::skip_line(&mut reader);
+                        "(a line over the protocol's cap)".to_string()
+                    }
+                    LineRead::End => break,
+                };
+                log_line(&log, '!', &line);
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let mut lines = tail.lines.lock().unwrap_or_else(PoisonError::into_inner);
+                if lines.len() == STDERR_TAIL_LINES {
+                    lines.pop_front();
+                }
+                lines.push_back(line);
+            }
+            tail.ended.store(true, Ordering::Release);
+        })
+        .map(|_| ())
+        .map_err(|error| EngineFailure::Spawn(error.to_string()))
 }
 
 impl Drop for EngineProcess {

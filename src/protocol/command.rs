@@ -49,6 +49,9 @@ pub enum Command {
     Go(SearchLimits),
     /// `stop`: end the running search (it answers `bestmove`).
     Stop,
+    /// `ponderhit`: the reply a `go ponder` search expected was played; the
+    /// search goes on as the normal one, under the limits of its `go`.
+    PonderHit,
     /// `quit`: stop any search and exit.
     Quit,
     /// `d`: show the board.
@@ -70,7 +73,7 @@ pub type CommandError = LineError;
 
 /// Every command word, for the "unknown command" message.
 const COMMANDS: &str =
-    "hwi, isready, setoption, newgame, position, go, stop, quit, d, turns, eval, count";
+    "hwi, isready, setoption, newgame, position, go, stop, ponderhit, quit, d, turns, eval, count";
 
 /// Parses one line.
 ///
@@ -97,6 +100,7 @@ pub fn parse(line: &str) -> Result<Command, CommandError> {
         "isready" => no_arguments(Command::IsReady),
         "newgame" => no_arguments(Command::NewGame),
         "stop" => no_arguments(Command::Stop),
+        "ponderhit" => no_arguments(Command::PonderHit),
         "quit" => no_arguments(Command::Quit),
         "d" => no_arguments(Command::Display),
         "eval" => no_arguments(Command::Eval),
@@ -236,11 +240,14 @@ fn parse_go(rest: &[&str]) -> Result<SearchLimits, CommandError> {
             limits.infinite = true;
             continue;
         }
+        if word == "ponder" {
+            limits.ponder = true;
+            continue;
+        }
         if !GO_NUMBERS.contains(&word) {
             let expected = match word {
-                "depth" | "mate" | "ponder" | "searchmoves" | "wtime" | "btime" | "winc"
-                | "binc" => "a UCI go parameter this engine does not support: expected movetime, nodes, infinite, p0time, p1time, p0inc, p1inc or movestogo",
-                _ => "expected a go parameter: movetime, nodes, infinite, p0time, p1time, p0inc, p1inc or movestogo",
+                "depth" | "mate" | "searchmoves" | "wtime" | "btime" | "winc" | "binc" => "a UCI go parameter this engine does not support: expected movetime, nodes, infinite, ponder, p0time, p1time, p0inc, p1inc or movestogo",
+                _ => "expected a go parameter: movetime, nodes, infinite, ponder, p0time, p1time, p0inc, p1inc or movestogo",
             };
             return Err(CommandError::new(word, expected));
         }
@@ -333,9 +340,13 @@ impl fmt::Display for Command {
                 if limits.infinite {
                     formatter.write_str(" infinite")?;
                 }
+                if limits.ponder {
+                    formatter.write_str(" ponder")?;
+                }
                 Ok(())
             }
             Command::Stop => formatter.write_str("stop"),
+            Command::PonderHit => formatter.write_str("ponderhit"),
             Command::Quit => formatter.write_str("quit"),
             Command::Display => formatter.write_str("d"),
             Command::Turns { limit } if *limit == usize::MAX => formatter.write_str("turns all"),
@@ -401,6 +412,8 @@ mod tests {
             ("turns many", "many"),
             ("go nodes 5 nodes 5", "nodes"),
             ("go infinite movetime 5 infinite", "infinite"),
+            ("go ponder ponder", "ponder"),
+            ("ponderhit now", "now"),
             ("go p0time 5 p1time 5 p0time 6", "p0time"),
             ("go\u{a0}nodes 5", "go\u{a0}nodes"),
             ("isready\u{3000}", "isready\u{3000}"),
@@ -463,8 +476,15 @@ mod tests {
                 nodes: Some(7),
                 clock: Some(clock),
                 infinite: true,
+                ponder: false,
+            }),
+            Command::Go(SearchLimits {
+                clock: Some(clock),
+                ponder: true,
+                ..SearchLimits::default()
             }),
             Command::Stop,
+            Command::PonderHit,
             Command::Quit,
             Command::Display,
             Command::Turns { limit: 5 },

@@ -31,11 +31,12 @@ use crate::notation::error::excerpt;
 use crate::notation::turn::{format_turn, Style, TurnError};
 use crate::notation::Board;
 use crate::rules::{Action, GameResult, GameStatus, History, MidTurn, PlayError, Rules};
-use crate::search::{SearchLimits, SearchOptions};
+use crate::search::{win_probability, SearchInfo, SearchLimits, SearchOptions};
 use command::Command;
 pub use lines::MAX_LINE_BYTES;
 use lines::{read_line, skip_line, LineRead};
 use reply::{IdField, OptionLine, Reply};
+use text::InfoStyle;
 
 /// The engine's name as `hwi` reports it.
 pub const ENGINE_NAME: &str = concat!("Supernova ", env!("CARGO_PKG_VERSION"));
@@ -290,6 +291,11 @@ impl Session {
             Command::Position { base, turns } => self.position(&base, &turns),
             Command::Go(limits) => self.go(limits),
             Command::Stop => self.engine.stop(),
+            // As `stop` with no search, a `ponderhit` with no ponder search
+            // running (it was stopped, or already hit) is ignored.
+            Command::PonderHit => {
+                self.engine.ponder_hit();
+            }
             Command::Quit => {
                 self.engine.stop();
                 self.engine.wait();
@@ -298,10 +304,13 @@ impl Session {
             Command::Display => self.display(),
             Command::Turns { limit } => self.turns(limit),
             Command::Eval => {
+                // The units of `info`: cp is the value times 1000, winprob
+                // is per mille.
                 let value = self.engine.evaluate();
                 self.output.line(&format!(
-                    "eval value {value:.4} winprob {:.4}",
-                    (value + 1.0) / 2.0
+                    "eval cp {} winprob {}",
+                    text::centipawns(value),
+                    text::per_mille(win_probability(value))
                 ));
             }
             Command::Count => {
@@ -367,9 +376,13 @@ impl Session {
         let board = self.board.clone();
         let rules = self.engine.rules();
         let output = self.output.clone();
+        let settings = self.engine.settings();
+        let style = InfoStyle {
+            show_wdl: settings.show_wdl,
+        };
         let listener = Box::new(move |event: SearchEvent<'_>| match event {
             SearchEvent::Info(info) => {
-                let lines: Vec<String> = text::search_infos(&board, &rules, info)
+                let lines: Vec<String> = text::search_infos(&board, &rules, info, style)
                     .into_iter()
                     .map(|info| Reply::Info(info).to_string())
                     .collect();
@@ -382,16 +395,23 @@ impl Session {
                             "decision {}",
                             text::decision_word(result.decision)
                         )),
-                        Reply::BestMove(Some(format_turn(
-                            &board,
-                            &rules,
-                            &result.best_turn,
-                            Style::Token,
-                        ))),
+                        Reply::BestMove {
+                            turn: Some(format_turn(
+                                &board,
+                                &rules,
+                                &result.best_turn,
+                                Style::Token,
+                            )),
+                            ponder: if settings.ponder {
+                                expected_reply(&board, &rules, &result.info)
+                            } else {
+                                None
+                            },
+                        },
                     ],
                     GoOutcome::GameOver { result, .. } => [
                         Reply::InfoString(text::result_string(result)),
-                        Reply::BestMove(None),
+                        Reply::best_move(None),
                     ],
                 };
                 for reply in replies {
@@ -443,6 +463,19 @@ impl Session {
         lines.push(format!("turns total {total} shown {shown}"));
         self.output.lines(&lines);
     }
+}
+
+/// The reply the search expects to its best turn, written on the board
+/// that turn leaves: the second turn of its principal variation, when it
+/// has one and the game goes on.
+fn expected_reply(board: &Board, rules: &Rules, info: &SearchInfo) -> Option<String> {
+    let line = info.principal_variation.get(..2)?;
+    if line[0] != info.best_turn {
+        return None;
+    }
+    text::format_line(board, rules, line, Style::Token)
+        .into_iter()
+        .nth(1)
 }
 
 /// The option error with its name and value as bounded, escaped excerpts.

@@ -10,10 +10,8 @@
 
 use std::fmt;
 
-use super::text::proof_word;
 use super::words::{self, LineError, Parameters};
 use crate::engine::{OptionKind, OptionSpec};
-use crate::search::Proof;
 
 /// One line from the engine.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,15 +33,26 @@ pub enum Reply {
     Info(Info),
     /// `info string <text>`: free text (decisions, results, errors).
     InfoString(String),
-    /// `bestmove <turn>` (a turn token), or `bestmove (none)` (`None`): the
-    /// one answer to a `go`.
-    BestMove(Option<String>),
+    /// `bestmove <turn> [ponder <turn>]` (turn tokens), or `bestmove
+    /// (none)`: the one answer to a `go`.
+    BestMove {
+        /// The turn to play; `None` for `(none)` (the game is over).
+        turn: Option<String>,
+        /// The reply the engine expects, written on the board after `turn`
+        /// (with the `Ponder` option on, when it has one).
+        ponder: Option<String>,
+    },
 }
 
 impl Reply {
     /// The reply to a bad command: `info string error: <message>`.
     pub fn error(message: impl fmt::Display) -> Reply {
         Reply::InfoString(format!("error: {message}"))
+    }
+
+    /// `bestmove <turn>` with no expected reply (or `bestmove (none)`).
+    pub fn best_move(turn: Option<String>) -> Reply {
+        Reply::BestMove { turn, ponder: None }
     }
 }
 
@@ -99,6 +108,11 @@ pub enum OptionType {
         /// Default value (may be empty).
         default: String,
     },
+    /// `type check default true|false`: on or off (UCI's check box).
+    Check {
+        /// Default value.
+        default: bool,
+    },
 }
 
 impl From<&OptionSpec> for OptionLine {
@@ -121,12 +135,26 @@ impl From<&OptionSpec> for OptionLine {
             OptionKind::Text { default } => OptionType::Text {
                 default: default.to_string(),
             },
+            OptionKind::Check { default } => OptionType::Check { default: *default },
         };
         OptionLine {
             name: spec.name.to_string(),
             kind,
         }
     }
+}
+
+/// The `score` of an `info` line, as UCI writes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Score {
+    /// `score cp <n>`: the value for the side to move, from -1 to 1, times
+    /// 1000 (so that GUIs expecting centipawns show a sensible range).
+    Centipawns(i64),
+    /// `score mate <n>`: a proven result, UCI's mate score: the side to move
+    /// wins with its `n`th turn from now (`n` > 0), or loses within `-n` of
+    /// its own turns (`n` < 0; `mate -1`: whatever it plays now, the game
+    /// is lost by the opponent's next turn at the latest).
+    Mate(i64),
 }
 
 /// The fields of a search `info` line (protocol.md §5), each present or
@@ -139,12 +167,13 @@ pub struct Info {
     pub seldepth: Option<u64>,
     /// Rank of this line's first turn (1 = best).
     pub multipv: Option<u64>,
-    /// `score cp`: the value for the side to move times 1000.
-    pub score_cp: Option<i64>,
+    /// `score cp <value>` or `score mate <turns>`.
+    pub score: Option<Score>,
     /// Win probability for the side to move, per mille.
     pub winprob: Option<u64>,
-    /// A proven result for the side to move.
-    pub proof: Option<Proof>,
+    /// `wdl W D L`: win, draw and loss chances for the side to move, per
+    /// mille (with the `UCI_ShowWDL` option on).
+    pub wdl: Option<[u64; 3]>,
     /// Iterations in this search.
     pub nodes: Option<u64>,
     /// Iterations per second.
@@ -170,14 +199,16 @@ impl fmt::Display for Info {
                 write!(formatter, " {key} {value}")?;
             }
         }
-        if let Some(score) = self.score_cp {
-            write!(formatter, " score cp {score}")?;
+        match self.score {
+            Some(Score::Centipawns(value)) => write!(formatter, " score cp {value}")?,
+            Some(Score::Mate(turns)) => write!(formatter, " score mate {turns}")?,
+            None => {}
         }
         if let Some(winprob) = self.winprob {
             write!(formatter, " winprob {winprob}")?;
         }
-        if let Some(proof) = self.proof {
-            write!(formatter, " proof {}", proof_word(proof))?;
+        if let Some([win, draw, loss]) = self.wdl {
+            write!(formatter, " wdl {win} {draw} {loss}")?;
         }
         let numbers = [
             ("nodes", self.nodes),
@@ -215,6 +246,7 @@ impl fmt::Display for OptionLine {
                 Ok(())
             }
             OptionType::Text { default } => write!(formatter, "string default {default}"),
+            OptionType::Check { default } => write!(formatter, "check default {default}"),
         }
     }
 }
@@ -234,8 +266,16 @@ impl fmt::Display for Reply {
             Reply::ReadyOk => formatter.write_str("readyok"),
             Reply::Info(info) => write!(formatter, "{info}"),
             Reply::InfoString(text) => write!(formatter, "info string {text}"),
-            Reply::BestMove(Some(turn)) => write!(formatter, "bestmove {turn}"),
-            Reply::BestMove(None) => formatter.write_str("bestmove (none)"),
+            Reply::BestMove { turn, ponder } => {
+                match turn {
+                    Some(turn) => write!(formatter, "bestmove {turn}")?,
+                    None => formatter.write_str("bestmove (none)")?,
+                }
+                match ponder {
+                    Some(ponder) => write!(formatter, " ponder {ponder}"),
+                    None => Ok(()),
+                }
+            }
         }
     }
 }
@@ -267,8 +307,8 @@ const REPLIES: &str = "id, option, hwiok, readyok, info, bestmove";
 /// ```
 /// use supernova::protocol::reply::{parse, Reply};
 ///
-/// assert_eq!(parse("bestmove pass").unwrap(), Reply::BestMove(Some("pass".into())));
-/// assert_eq!(parse("bestmove (none)").unwrap(), Reply::BestMove(None));
+/// assert_eq!(parse("bestmove pass").unwrap(), Reply::best_move(Some("pass".into())));
+/// assert_eq!(parse("bestmove (none)").unwrap(), Reply::best_move(None));
 /// let Reply::Info(info) = parse("info depth 3 nodes 40 pv pass pass").unwrap() else {
 ///     panic!("expected an info line");
 /// };
@@ -319,11 +359,19 @@ fn parse_words(words: &[&str]) -> Result<Reply, LineError> {
                 "bestmove",
                 "expected a turn token or (none) after 'bestmove'",
             )),
-            ["(none)"] => Ok(Reply::BestMove(None)),
-            [turn] => Ok(Reply::BestMove(Some(turn.to_string()))),
+            ["(none)"] => Ok(Reply::best_move(None)),
+            [turn] => Ok(Reply::best_move(Some(turn.to_string()))),
+            [turn, "ponder", ponder] if *turn != "(none)" => Ok(Reply::BestMove {
+                turn: Some(turn.to_string()),
+                ponder: Some(ponder.to_string()),
+            }),
+            [_, "ponder"] => Err(LineError::new(
+                "ponder",
+                "expected a turn token after 'ponder'",
+            )),
             [_, extra, ..] => Err(LineError::new(
                 extra,
-                "expected nothing after the turn: bestmove <turn>",
+                "expected nothing after the turn but 'ponder <turn>': bestmove <turn> [ponder <turn>]",
             )),
         },
         "id" => parse_id(rest),
@@ -395,7 +443,7 @@ fn parse_option(rest: &[&str]) -> Result<OptionLine, LineError> {
     let Some((&kind, rest)) = rest.split_first() else {
         return Err(LineError::new(
             "type",
-            "expected spin, float, combo or string after 'type'",
+            "expected spin, float, combo, check or string after 'type'",
         ));
     };
     let kind = match kind {
@@ -459,6 +507,19 @@ fn parse_option(rest: &[&str]) -> Result<OptionLine, LineError> {
                 values,
             }
         }
+        "check" => match rest {
+            ["default", value] => OptionType::Check {
+                default: value
+                    .parse::<bool>()
+                    .map_err(|_| LineError::new(value, "expected true or false after 'default'"))?,
+            },
+            _ => {
+                return Err(LineError::new(
+                    "check",
+                    "expected 'default true' or 'default false' after 'type check'",
+                ))
+            }
+        },
         "string" => match rest.split_first() {
             Some((&"default", value)) => OptionType::Text {
                 default: value.join(" "),
@@ -473,7 +534,7 @@ fn parse_option(rest: &[&str]) -> Result<OptionLine, LineError> {
         other => {
             return Err(LineError::new(
                 other,
-                "expected spin, float, combo or string after 'type'",
+                "expected spin, float, combo, check or string after 'type'",
             ))
         }
     };
@@ -507,22 +568,26 @@ fn parse_info(rest: &[&str]) -> Result<Reply, LineError> {
             "hashfull" => info.hashfull = Some(parameters.number(keyword, count)?),
             "time" => info.time = Some(parameters.number(keyword, count)?),
             "score" => {
-                let unit = parameters.value(keyword, "'cp'")?;
-                if unit != "cp" {
-                    return Err(LineError::new(unit, "expected 'cp' after 'score'"));
-                }
-                info.score_cp = Some(parameters.number("cp", "a whole number")?);
+                let unit = parameters.value(keyword, "'cp' or 'mate'")?;
+                let number = parameters.value(unit, "a whole number")?;
+                let value = number
+                    .parse::<i64>()
+                    .map_err(|_| LineError::new(number, "expected a whole number"))?;
+                info.score = Some(match unit {
+                    "cp" => Score::Centipawns(value),
+                    "mate" if value != 0 => Score::Mate(value),
+                    "mate" => {
+                        return Err(LineError::new(number, "expected a mate distance other than 0"))
+                    }
+                    _ => return Err(LineError::new(unit, "expected 'cp' or 'mate' after 'score'")),
+                });
             }
-            "proof" => {
-                let word = parameters.value(keyword, "win, loss or draw")?;
-                info.proof = Some(
-                    [Proof::Win, Proof::Loss, Proof::Draw]
-                        .into_iter()
-                        .find(|proof| proof_word(*proof) == word)
-                        .ok_or_else(|| {
-                            LineError::new(word, "expected win, loss or draw after 'proof'")
-                        })?,
-                );
+            "wdl" => {
+                let mut chances = [0; 3];
+                for chance in &mut chances {
+                    *chance = parameters.number(keyword, "three whole numbers (per mille)")?;
+                }
+                info.wdl = Some(chances);
             }
             "pv" => {
                 info.pv = parameters.rest().iter().map(|turn| turn.to_string()).collect();
@@ -533,7 +598,7 @@ fn parse_info(rest: &[&str]) -> Result<Reply, LineError> {
             other => {
                 return Err(LineError::new(
                     other,
-                    "expected an info field: string, depth, seldepth, multipv, score, winprob, proof, nodes, nps, hashfull, time or pv",
+                    "expected an info field: string, depth, seldepth, multipv, score, winprob, wdl, nodes, nps, hashfull, time or pv",
                 ))
             }
         }
@@ -561,15 +626,19 @@ mod tests {
             Reply::ReadyOk,
             Reply::InfoString("decision search".into()),
             Reply::error("'bogus': unknown command"),
-            Reply::BestMove(Some("sac.y3.Home0,move.g1.Delos.Home1".into())),
-            Reply::BestMove(None),
+            Reply::best_move(Some("sac.y3.Home0,move.g1.Delos.Home1".into())),
+            Reply::best_move(None),
+            Reply::BestMove {
+                turn: Some("build.g1.Home0".into()),
+                ponder: Some("disc.g3.Home1.b2.Delos".into()),
+            },
             Reply::Info(Info {
                 depth: Some(9),
                 seldepth: Some(24),
                 multipv: Some(1),
-                score_cp: Some(-114),
+                score: Some(Score::Centipawns(-114)),
                 winprob: Some(443),
-                proof: Some(Proof::Loss),
+                wdl: Some([443, 0, 557]),
                 nodes: Some(4672),
                 nps: Some(327_344),
                 hashfull: Some(10),
@@ -579,6 +648,16 @@ mod tests {
             Reply::Info(Info {
                 nodes: Some(0),
                 ..Info::default()
+            }),
+            Reply::Info(Info {
+                score: Some(Score::Mate(-2)),
+                winprob: Some(0),
+                pv: vec!["pass".into()],
+                ..Info::default()
+            }),
+            Reply::Option(OptionLine {
+                name: "Ponder".into(),
+                kind: OptionType::Check { default: false },
             }),
             Reply::Option(OptionLine {
                 name: "Clear Hash".into(),
@@ -612,16 +691,21 @@ mod tests {
     fn bad_replies_name_the_word() {
         for (line, keyword, token) in [
             ("bestmove", "bestmove", "bestmove"),
-            ("bestmove pass ponder pass", "bestmove", "ponder"),
+            ("bestmove pass ponder", "bestmove", "ponder"),
+            ("bestmove pass ponder pass pass", "bestmove", "ponder"),
+            ("bestmove pass pondering pass", "bestmove", "pondering"),
             ("bestmov e", "bestmov", "bestmov"),
             ("info nonsense 12 ~~", "info", "nonsense"),
             ("info depth 3 depth 4", "info", "depth"),
-            ("info score mate 3", "info", "mate"),
-            ("info proof maybe", "info", "maybe"),
+            ("info score mated 3", "info", "mated"),
+            ("info score mate 0", "info", "0"),
+            ("info wdl 1 2", "info", "wdl"),
+            ("info proof win", "info", "proof"),
             ("info nodes -1", "info", "-1"),
             ("id", "id", "id"),
             ("id name", "id", "name"),
-            ("option name X type check default true", "option", "check"),
+            ("option name X type check default maybe", "option", "maybe"),
+            ("option name X type check", "option", "check"),
             ("option name X type spin default 1 min 0", "option", "spin"),
             ("readyok now", "readyok", "now"),
             ("", "", ""),

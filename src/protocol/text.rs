@@ -4,14 +4,14 @@
 //! These are shared by the protocol loop and the command-line tools, so that
 //! a person reading `supernova play` and a GUI reading `d` see one format.
 
-use super::reply::Info;
+use super::reply::{Info, Score};
 use crate::notation::turn::{format_turn, Style};
 use crate::notation::{hwpn, Board};
 use crate::rules::{
     Action, EndReason, GameResult, GameStatus, Outcome, PieceSet, Player, Repetition, Rules, Slot,
     HOME_SLOTS,
 };
-use crate::search::{Candidate, Decision, Proof, SearchInfo};
+use crate::search::{Candidate, Decision, Proof, SearchInfo, Solver};
 
 /// Writes a sequence of turns played one after the other from `board`, each
 /// on the board the previous one left; stops early at a turn that does not
@@ -66,28 +66,129 @@ pub fn decision_word(decision: Decision) -> &'static str {
         Decision::Greedy => "greedy",
         Decision::Random => "random",
         Decision::GameOver => "game-over",
+        Decision::LimitedStrength => "limited-strength",
     }
 }
 
-/// The `info` replies for a search state: one, or one per candidate
-/// (`multipv k`) when several candidates are reported.
-pub fn search_infos(board: &Board, rules: &Rules, info: &SearchInfo) -> Vec<Info> {
-    let common = |value: f32, win_probability: f32, proof: Option<Proof>, multipv: usize| Info {
-        depth: Some(info.average_depth.round() as u64),
-        seldepth: Some(info.max_depth as u64),
-        multipv: Some(multipv as u64),
-        score_cp: Some(centipawns(value)),
-        winprob: Some((win_probability.clamp(0.0, 1.0) * 1000.0).round() as u64),
-        proof,
-        nodes: Some(info.iterations),
-        nps: Some(info.nodes_per_second.round() as u64),
-        hashfull: Some(info.hash_full as u64),
-        time: Some(info.elapsed.as_millis() as u64),
-        pv: Vec::new(),
+/// How the `info` lines of a search are written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InfoStyle {
+    /// Add `wdl W D L` (the `UCI_ShowWDL` option).
+    pub show_wdl: bool,
+}
+
+/// The win probability in per mille, the protocol's one unit for it (the
+/// `winprob` of `info` and of `eval`).
+pub fn per_mille(win_probability: f32) -> u64 {
+    (win_probability.clamp(0.0, 1.0) * 1000.0).round() as u64
+}
+
+/// Win, draw and loss chances in per mille for a value and its proof. The
+/// search keeps one value per line, not a separate draw estimate, so an
+/// unproven line is a win or a loss in the proportion of its win
+/// probability, and only a proven draw has a draw chance.
+pub fn win_draw_loss(win_probability: f32, proof: Option<Proof>) -> [u64; 3] {
+    match proof {
+        Some(Proof::Win) => [1000, 0, 0],
+        Some(Proof::Draw) => [0, 1000, 0],
+        Some(Proof::Loss) => [0, 0, 1000],
+        None => {
+            let win = per_mille(win_probability);
+            [win, 0, 1000 - win]
+        }
+    }
+}
+
+/// A proven line made whole: the turns that still play, then, if the game
+/// is not over after them, the win in one that ends it (the tree proves a
+/// leaf by such a win without storing it). Returns the line and UCI's mate
+/// score for it: the number of turns the side to move plays in the line,
+/// positive when it wins, negative when it loses (`-1`: whatever it plays
+/// now, the game is lost by the opponent's next turn at the latest); or
+/// `None` for the score when the line does not reach the proven end.
+pub fn proven_line(
+    board: &Board,
+    rules: &Rules,
+    proof: Proof,
+    turns: &[Vec<Action>],
+) -> (Vec<Vec<Action>>, Option<i64>) {
+    let mover = board.position.side_to_move();
+    let mut position = board.position;
+    let mut line = Vec::with_capacity(turns.len() + 1);
+    let mut outcome = Outcome::Ongoing;
+    for turn in turns {
+        let mut next = position;
+        let played = turn
+            .iter()
+            .all(|&action| next.try_apply(rules, action).is_ok());
+        let Some(ended) = played.then(|| next.end_turn(rules).ok()).flatten() else {
+            break;
+        };
+        position = next;
+        line.push(turn.clone());
+        outcome = ended;
+        if outcome != Outcome::Ongoing {
+            break;
+        }
+    }
+    if outcome == Outcome::Ongoing && proof != Proof::Draw {
+        if let Some(win) = Solver::default().find_win(&position, rules) {
+            let mut next = position;
+            let played = win
+                .iter()
+                .all(|&action| next.try_apply(rules, action).is_ok());
+            if let Some(ended) = played.then(|| next.end_turn(rules).ok()).flatten() {
+                line.push(win);
+                outcome = ended;
+            }
+        }
+    }
+    // The side to move's turns in the line, the last one included.
+    let turns = (line.len() as i64 + 1) / 2;
+    let score = match (proof, outcome) {
+        (Proof::Win, Outcome::Win(winner)) if winner == mover => Some(turns),
+        (Proof::Loss, Outcome::Win(winner)) if winner != mover => Some(-turns),
+        _ => None,
     };
-    let with_pv = |mut line: Info, turns: &[Vec<Action>]| {
-        line.pv = format_line(board, rules, turns, Style::Token);
-        line
+    (line, score)
+}
+
+/// The `info` replies for a search state: one, or one per candidate
+/// (`multipv k`) when several candidates are reported, each with its whole
+/// expected line. A proven win or loss whose line reaches the end is scored
+/// `mate N`; any other line `cp`.
+pub fn search_infos(
+    board: &Board,
+    rules: &Rules,
+    info: &SearchInfo,
+    style: InfoStyle,
+) -> Vec<Info> {
+    let line = |value: f32, proof: Option<Proof>, multipv: usize, turns: &[Vec<Action>]| {
+        let win_probability = crate::search::win_probability(value);
+        let mut score = Score::Centipawns(centipawns(value));
+        let mut turns = turns.to_vec();
+        if let Some(proof @ (Proof::Win | Proof::Loss)) = proof {
+            let (whole, mate) = proven_line(board, rules, proof, &turns);
+            if let Some(mate) = mate {
+                score = Score::Mate(mate);
+                turns = whole;
+            }
+        }
+        Info {
+            depth: Some(info.average_depth.round() as u64),
+            seldepth: Some(info.max_depth as u64),
+            multipv: Some(multipv as u64),
+            score: Some(score),
+            winprob: Some(per_mille(win_probability)),
+            wdl: style
+                .show_wdl
+                .then(|| win_draw_loss(win_probability, proof)),
+            nodes: Some(info.iterations),
+            nps: Some(info.nodes_per_second.round() as u64),
+            hashfull: Some(info.hash_full as u64),
+            time: Some(info.elapsed.as_millis() as u64),
+            pv: format_line(board, rules, &turns, Style::Token),
+        }
     };
     let principal = if info.principal_variation.is_empty() {
         vec![info.best_turn.clone()]
@@ -95,24 +196,20 @@ pub fn search_infos(board: &Board, rules: &Rules, info: &SearchInfo) -> Vec<Info
         info.principal_variation.clone()
     };
     if info.candidates.len() <= 1 {
-        let line = common(info.value, info.win_probability(), info.proof, 1);
-        return vec![with_pv(line, &principal)];
+        return vec![line(info.value, info.proof, 1, &principal)];
     }
     info.candidates
         .iter()
         .enumerate()
         .map(|(index, candidate): (usize, &Candidate)| {
-            let line = common(
-                candidate.value,
-                candidate.win_probability(),
-                candidate.proof,
-                index + 1,
-            );
-            if index == 0 && candidate.turn == info.best_turn {
-                with_pv(line, &principal)
+            let turns = if index == 0 && candidate.turn == info.best_turn {
+                &principal
+            } else if candidate.line.is_empty() {
+                std::slice::from_ref(&candidate.turn)
             } else {
-                with_pv(line, std::slice::from_ref(&candidate.turn))
-            }
+                &candidate.line
+            };
+            line(candidate.value, candidate.proof, index + 1, turns)
         })
         .collect()
 }
@@ -271,4 +368,38 @@ pub fn value_text(value: f32, win_probability: f32) -> String {
         "value {value:+.3}, win probability {:.1}%",
         win_probability * 100.0
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_proven_line_is_completed_and_counted_in_the_movers_turns() {
+        let rules = Rules::STANDARD;
+        // Player 0 captures player 1's last home ship: the tree may prove
+        // this without storing the turn, so the line is completed.
+        let board = hwpn::parse("r1b3:g3:/y2b2:r3:g1 0").unwrap();
+        let (line, mate) = proven_line(&board, &rules, Proof::Win, &[]);
+        assert_eq!(mate, Some(1));
+        assert_eq!(
+            format_line(&board, &rules, &line, Style::Token),
+            ["capture.g1.Home1"]
+        );
+        // A "proof" the line contradicts gives no mate score.
+        assert_eq!(proven_line(&board, &rules, Proof::Loss, &[]).1, None);
+        // Player 1 loses whatever it plays: by its own sacrifice, or after a pass.
+        let board = hwpn::parse("r1b3:g3:/r1:r3:r1 1").unwrap();
+        let pass: Vec<Action> = Vec::new();
+        let (line, mate) = proven_line(&board, &rules, Proof::Loss, &[pass]);
+        assert_eq!((line.len(), mate), (2, Some(-1)));
+    }
+
+    #[test]
+    fn win_draw_loss_follows_the_proof_or_the_win_probability() {
+        assert_eq!(win_draw_loss(0.75, None), [750, 0, 250]);
+        assert_eq!(win_draw_loss(0.75, Some(Proof::Draw)), [0, 1000, 0]);
+        assert_eq!(win_draw_loss(0.2, Some(Proof::Win)), [1000, 0, 0]);
+        assert_eq!(win_draw_loss(2.0, None), [1000, 0, 0]);
+    }
 }

@@ -8,6 +8,7 @@ use std::time::Instant;
 use super::extract::{best_turn, candidate_turns, continuation, TreeTurn};
 use super::mcts::Shared;
 use super::report::{Candidate, Proof, SearchInfo};
+use crate::rules::Action;
 
 /// Turns of the principal variation reported after the best turn.
 const CONTINUATION_TURNS: usize = 30;
@@ -66,27 +67,18 @@ pub(super) fn collect_info(
         .candidates
         .iter()
         .take(multi_pv)
-        .map(to_candidate)
+        .map(|turn| to_candidate(shared, turn))
         .collect();
     let mut principal_variation = Vec::new();
     let (best_turn, value) = match &reading.best {
         Some(turn) => {
-            principal_variation.push(turn.actions.clone());
-            if turn.child != 0 {
-                principal_variation.extend(continuation(
-                    tree,
-                    &shared.rules,
-                    turn.child,
-                    turn.result,
-                    CONTINUATION_TURNS,
-                ));
-            }
+            principal_variation = line_from(shared, turn);
             if candidates
                 .first()
                 .is_none_or(|first| first.turn != turn.actions)
             {
                 candidates.retain(|candidate| candidate.turn != turn.actions);
-                candidates.insert(0, to_candidate(turn));
+                candidates.insert(0, to_candidate(shared, turn));
                 candidates.truncate(multi_pv);
             }
             (turn.actions.clone(), turn.value)
@@ -112,11 +104,28 @@ pub(super) fn collect_info(
     }
 }
 
-fn to_candidate(turn: &TreeTurn) -> Candidate {
+/// The expected line that starts with `turn`: the turn, then the tree's
+/// continuation below it.
+fn line_from(shared: &Shared, turn: &TreeTurn) -> Vec<Vec<Action>> {
+    let mut line = vec![turn.actions.clone()];
+    if turn.child != 0 {
+        line.extend(continuation(
+            shared.tree,
+            &shared.rules,
+            turn.child,
+            turn.result,
+            CONTINUATION_TURNS,
+        ));
+    }
+    line
+}
+
+fn to_candidate(shared: &Shared, turn: &TreeTurn) -> Candidate {
     Candidate {
         turn: turn.actions.clone(),
         visits: turn.visits,
         value: turn.value,
         proof: Proof::from_code(turn.proof),
+        line: line_from(shared, turn),
     }
 }

@@ -112,6 +112,12 @@ pub struct SearchLimits {
     pub clock: Option<Clock>,
     /// Search until stopped, ignoring the other limits.
     pub infinite: bool,
+    /// A ponder search (UCI's `go ponder`): the position is the one after
+    /// the expected reply, searched without limits until the controller
+    /// says `ponderhit` (the reply was played: the search goes on under the
+    /// other limits, keeping its tree) or `stop`. The searcher itself never
+    /// sees this flag; the engine runs the two phases.
+    pub ponder: bool,
 }
 
 impl SearchLimits {

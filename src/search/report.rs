@@ -53,6 +53,10 @@ pub struct Candidate {
     pub value: f32,
     /// A proven result after this turn, if any.
     pub proof: Option<Proof>,
+    /// The expected line that starts with this turn, one entry per turn
+    /// (just the turn when the tree has nothing below it), so that every
+    /// multi-PV line can show its whole variation.
+    pub line: Vec<Vec<Action>>,
 }
 
 impl Candidate {
@@ -90,6 +94,9 @@ pub enum Decision {
     Random,
     /// The game is already over; there is no turn.
     GameOver,
+    /// Drawn among the search's good, safe candidates by an engine playing
+    /// below full strength (`UCI_LimitStrength`).
+    LimitedStrength,
 }
 
 /// Progress and results of a search, as reported through `on_info` and in
@@ -173,6 +180,7 @@ impl SearchResult {
                 visits: 0,
                 value,
                 proof: None,
+                line: vec![turn.clone()],
             }],
             ..SearchInfo::default()
         };

@@ -235,6 +235,9 @@ pub struct MatchConfig {
     pub turn_timeout: Duration,
     /// Where to write one SDG record per game.
     pub transcripts: Option<PathBuf>,
+    /// Where to write one protocol log per engine and game (every line
+    /// sent, received and written to stderr), for inspection.
+    pub logs: Option<PathBuf>,
     /// Stop early when this test decides.
     pub sprt: Option<Sprt>,
     /// The program for engines that name none (normally this binary).

@@ -2,6 +2,7 @@
 //! with a `position` and a `go` command and refereed on the rules core, and
 //! the game written as an SDG record.
 
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::config::{EngineConfig, MatchConfig, Opening, TurnLimits};
@@ -12,7 +13,7 @@ use crate::notation::turn::{NamedTurn, Style, TurnError};
 use crate::notation::Board;
 use crate::protocol::client::{EngineFailure, EngineProcess};
 use crate::protocol::command::Command;
-use crate::protocol::reply::Reply;
+use crate::protocol::reply::{Info, Reply, Score};
 use crate::record::{RecordedResult, REPETITION_VARIANT, TURN_LIMIT_VARIANT};
 use crate::rules::{repetition_text, GameStatus, History, Outcome, Player, Position, Rules};
 use crate::search::{Clock, SearchLimits};
@@ -23,11 +24,14 @@ struct Seat {
     process: EngineProcess,
 }
 
-/// Starts an engine and completes the handshake, returning it with its `id name`.
+/// Starts an engine and completes the handshake, returning it with its `id
+/// name`; its protocol log goes to `log` when given. A failure is described
+/// with the engine's last stderr lines (a refused argument says why there).
 pub(super) fn start_engine(
     config: &EngineConfig,
     match_config: &MatchConfig,
-) -> Result<(EngineProcess, Option<String>), EngineFailure> {
+    log: Option<&Path>,
+) -> Result<(EngineProcess, Option<String>), String> {
     let (program, arguments) = match &config.program {
         Some(program) => (program.clone(), config.arguments.clone()),
         None => (
@@ -40,7 +44,25 @@ pub(super) fn start_engine(
                 .collect(),
         ),
     };
-    let mut process = EngineProcess::spawn(&program, &arguments)?;
+    let mut process = EngineProcess::spawn_logged(&program, &arguments, log)
+        .map_err(|error| error.to_string())?;
+    match handshake(&mut process, config, match_config) {
+        Ok(name) => Ok((process, name)),
+        Err(failure) => {
+            let described = process.describe(&failure);
+            process.kill();
+            Err(described)
+        }
+    }
+}
+
+/// The handshake and the options: `hwi`, the rules and the engine's own
+/// options, `newgame`, `isready`. Returns the engine's `id name`.
+fn handshake(
+    process: &mut EngineProcess,
+    config: &EngineConfig,
+    match_config: &MatchConfig,
+) -> Result<Option<String>, EngineFailure> {
     let identity = process.identify(HANDSHAKE_TIMEOUT)?;
     // The referee's rules first (Rules resets the other two), then the
     // engine's own options, which may override them.
@@ -61,7 +83,36 @@ pub(super) fn start_engine(
     }
     process.send(&Command::NewGame)?;
     process.synchronise(HANDSHAKE_TIMEOUT)?;
-    Ok((process, identity.name))
+    Ok(identity.name)
+}
+
+/// Where the protocol log of the engine in `seat` of game `number` goes,
+/// when the match keeps logs: `game-NNNN-<seat>-<name>.log`.
+fn log_path(config: &MatchConfig, number: usize, seat: Player, name: &str) -> Option<PathBuf> {
+    let directory = config.logs.as_ref()?;
+    Some(directory.join(format!("game-{number:04}-p{}-{name}.log", seat.index())))
+}
+
+/// The per-turn comment cutechess-cli writes in its PGN records: the
+/// engine's last score (`cp` / 100, as cutechess prints centipawns; the
+/// protocol's cp is the value times 1000, so +0.29 is a value of 0.029;
+/// `+M2`/`-M1` for a proven result), its depth, and the time the turn
+/// took, such as `{+0.29/9 0.512s}`; just the time when the engine sent no
+/// `info` line.
+pub(super) fn turn_comment(info: Option<&Info>, elapsed: Duration) -> String {
+    let time = format!("{:.3}s", elapsed.as_secs_f64());
+    let score = info.and_then(|info| {
+        let score = match info.score? {
+            Score::Centipawns(value) => format!("{:+.2}", value as f64 / 100.0),
+            Score::Mate(turns) if turns > 0 => format!("+M{turns}"),
+            Score::Mate(turns) => format!("-M{}", -turns),
+        };
+        Some(format!("{score}/{}", info.depth.unwrap_or(0)))
+    });
+    match score {
+        Some(score) => format!("{{{score} {time}}}"),
+        None => format!("{{{time}}}"),
+    }
 }
 
 /// Today's date as SDG records print it (`2025.01.31`), from the system clock.
@@ -91,6 +142,8 @@ fn today() -> String {
 /// One game in progress.
 struct Game<'a> {
     config: &'a MatchConfig,
+    /// The game's number in the schedule, from 1.
+    number: usize,
     /// The rules the game is refereed by.
     rules: Rules,
     names: &'a [String; 2],
@@ -173,14 +226,16 @@ impl Game<'_> {
         seat: Player,
         turn: &NamedTurn,
         board_before: &Board,
+        comment: String,
     ) -> Result<(), TurnError> {
         let mut replayed = turn.clone();
         let transcript_before = self.transcript_board.clone();
         replayed.replay(&mut self.transcript_board, &self.config.rules)?;
         let text = replayed.format(&transcript_before, &self.config.rules, Style::Sdg);
         let number = self.record.len() as u32 + 1;
-        let record_turn =
+        let mut record_turn =
             RecordTurn::from_text(number, self.seat_name(seat), &text).map_err(TurnError::Parse)?;
+        record_turn.comments.push(format!("\t{comment}"));
         self.record.push(record_turn);
         self.tokens
             .push(turn.format(board_before, &self.config.rules, Style::Token));
@@ -207,10 +262,18 @@ impl Game<'_> {
             .send(&position)
             .and_then(|()| seat.process.send(&go));
         let started = Instant::now();
-        // The answer is the first `bestmove` line, well formed or not.
+        // The answer is the first `bestmove` line, well formed or not; the
+        // last principal `info` line before it goes into the record.
+        let mut last_info: Option<Info> = None;
         let answer = sent.and_then(|()| {
             seat.process.wait_for(wait, |reply| match reply {
-                Ok(Reply::BestMove(turn)) => Some(Ok(turn)),
+                Ok(Reply::BestMove { turn, .. }) => Some(Ok(turn)),
+                Ok(Reply::Info(info)) => {
+                    if info.multipv.unwrap_or(1) == 1 {
+                        last_info = Some(info);
+                    }
+                    None
+                }
                 Err(error) if error.keyword == "bestmove" => Some(Err(error)),
                 _ => None,
             })
@@ -220,7 +283,6 @@ impl Game<'_> {
         let answer = match answer {
             Ok(answer) => answer,
             Err(failure) => {
-                seat.process.kill();
                 let reason = match failure {
                     EngineFailure::Timeout(limit) if self.clocks[side.index()].is_some() => {
                         format!("lost on time: no bestmove within {} ms", limit.as_millis())
@@ -228,8 +290,10 @@ impl Game<'_> {
                     EngineFailure::Timeout(limit) => {
                         format!("hung: no bestmove within {} ms", limit.as_millis())
                     }
+                    other @ EngineFailure::Exited(_) => seat.process.describe(&other),
                     other => other.to_string(),
                 };
+                seat.process.kill();
                 return Some(forfeit(reason));
             }
         };
@@ -287,7 +351,8 @@ impl Game<'_> {
             )));
         }
         self.board = board;
-        if let Err(error) = self.record_turn(side, &turn, &before) {
+        let comment = turn_comment(last_info.as_ref(), elapsed);
+        if let Err(error) = self.record_turn(side, &turn, &before, comment) {
             // The transcript board disagrees with the referee's: a bug here,
             // not the engine's fault; end the game as a draw and say so.
             return Some(Ending::Aborted(format!(
@@ -374,6 +439,7 @@ pub(super) fn play_game(
     let rules = config.referee_rules();
     let mut game = Game {
         config,
+        number,
         rules,
         names,
         engines_by_seat,
@@ -440,7 +506,8 @@ fn run_game(game: &mut Game<'_>) -> Ending {
     let mut processes: Vec<Seat> = Vec::with_capacity(2);
     for seat in Player::BOTH {
         let engine = &config.engines[game.engines_by_seat[seat.index()]];
-        match start_engine(engine, config) {
+        let log = log_path(config, game.number, seat, game.seat_name(seat));
+        match start_engine(engine, config, log.as_deref()) {
             Ok((process, _)) => processes.push(Seat { process }),
             Err(failure) => {
                 for started in &mut processes {
@@ -471,6 +538,23 @@ fn run_game(game: &mut Game<'_>) -> Ending {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn turn_comments_read_as_cutechess_writes_them() {
+        let info = Info {
+            depth: Some(9),
+            score: Some(Score::Centipawns(29)),
+            ..Info::default()
+        };
+        let half = Duration::from_millis(512);
+        assert_eq!(turn_comment(Some(&info), half), "{+0.29/9 0.512s}");
+        let mate = Info {
+            score: Some(Score::Mate(-2)),
+            ..info.clone()
+        };
+        assert_eq!(turn_comment(Some(&mate), half), "{-M2/9 0.512s}");
+        assert_eq!(turn_comment(None, half), "{0.512s}");
+    }
 
     #[test]
     fn dates_look_like_dates() {

@@ -131,9 +131,14 @@ fn probe_engines(config: &MatchConfig, log: &mut dyn FnMut(&str)) -> Result<[Str
     let mut names = [String::new(), String::new()];
     for (index, engine) in config.engines.iter().enumerate() {
         let label = ["first", "second"][index];
-        let (mut process, id_name) = start_engine(engine, config).map_err(|failure| {
-            format!("the {label} engine failed its handshake: {failure}; no game was played")
-        })?;
+        let log_file = config
+            .logs
+            .as_ref()
+            .map(|directory| directory.join(format!("probe-engine{}.log", index + 1)));
+        let (mut process, id_name) =
+            start_engine(engine, config, log_file.as_deref()).map_err(|failure| {
+                format!("the {label} engine failed its handshake: {failure}; no game was played")
+            })?;
         for error in &process.errors {
             log(&format!("Warning: {label} engine: {error}"));
         }
@@ -161,7 +166,7 @@ pub fn run_match(
     config: &MatchConfig,
     output: &mut (dyn Write + Send),
 ) -> Result<MatchResult, String> {
-    if let Some(directory) = &config.transcripts {
+    for directory in [&config.transcripts, &config.logs].into_iter().flatten() {
         std::fs::create_dir_all(directory)
             .map_err(|error| format!("{}: cannot create: {error}", directory.display()))?;
     }
@@ -203,6 +208,19 @@ pub fn run_match(
                 let number = next.fetch_add(1, Ordering::Relaxed);
                 if number > config.games {
                     break;
+                }
+                if let Ok(mut guard) = shared.lock() {
+                    // As cutechess-cli: the seats of game n alternate.
+                    let seats = if number % 2 == 1 { [0, 1] } else { [1, 0] };
+                    let started = writeln!(
+                        guard.0,
+                        "Started game {number} of {} ({} vs {})",
+                        config.games, names[seats[0]], names[seats[1]]
+                    )
+                    .and_then(|()| guard.0.flush());
+                    if started.is_err() {
+                        halted.store(true, Ordering::Relaxed);
+                    }
                 }
                 let (report, warning) = play_game(config, &names, number);
                 let Ok(mut guard) = shared.lock() else {

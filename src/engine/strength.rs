@@ -1,0 +1,223 @@
+//! Playing strength for human opponents: the `UCI_LimitStrength` and
+//! `UCI_Elo` options. A weaker engine should still play like a person,
+//! only worse: it looks at fewer positions (a node budget per turn, so it
+//! also stops growing with thinking time) and chooses among the turns it
+//! found good, with a preference for the best that shrinks as the level
+//! falls. It never plays a turn that lets the opponent win at once when the
+//! search had avoided that, never passes over a win in one (the search
+//! decides those before the tree), and never picks a turn the search
+//! proved lost: random blunders of a kind no person makes.
+//!
+//! The levels were calibrated by matches (README, "Playing strength"):
+//! each level against the full engine at a fixed node count, the full
+//! engine at those node counts against each other, and each level against
+//! the next; a level's Elo is the maximum-likelihood fit of all those
+//! games, with the full engine at 1000 nodes a turn at [`ANCHOR_ELO`].
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+use crate::rules::{Outcome, Position, Rules};
+use crate::search::{Decision, Proof, SearchResult, Solver};
+
+/// The Elo given to the full engine at [`ANCHOR_NODES`] nodes a turn, the
+/// fixed point of the scale.
+pub const ANCHOR_ELO: i64 = 2000;
+/// The node count of the full engine that the scale is measured against.
+pub const ANCHOR_NODES: u64 = 1000;
+
+/// One calibrated level.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Level {
+    /// Its measured strength.
+    pub elo: i64,
+    /// Iterations per turn at most.
+    pub nodes: u64,
+    /// How far below the best a turn's value may be and still be chosen,
+    /// as the softmax temperature (in value units, -1 to 1) of the choice;
+    /// 0 plays the search's turn.
+    pub temperature: f32,
+}
+
+/// The levels, weakest first, with the Elo each measured (see the module
+/// documentation and the README's calibration table).
+pub const LEVELS: [Level; 7] = [
+    Level {
+        elo: 980,
+        nodes: 8,
+        temperature: 0.12,
+    },
+    Level {
+        elo: 990,
+        nodes: 16,
+        temperature: 0.09,
+    },
+    Level {
+        elo: 1090,
+        nodes: 40,
+        temperature: 0.06,
+    },
+    Level {
+        elo: 1290,
+        nodes: 100,
+        temperature: 0.04,
+    },
+    Level {
+        elo: 1520,
+        nodes: 250,
+        temperature: 0.02,
+    },
+    Level {
+        elo: 1740,
+        nodes: 500,
+        temperature: 0.01,
+    },
+    Level {
+        elo: 2030,
+        nodes: 1000,
+        temperature: 0.0,
+    },
+];
+
+/// The weakest `UCI_Elo`.
+pub const MIN_ELO: i64 = LEVELS[0].elo;
+/// The strongest `UCI_Elo` (the anchor).
+pub const MAX_ELO: i64 = LEVELS[LEVELS.len() - 1].elo;
+/// The default `UCI_Elo`: the middle of the scale.
+pub const DEFAULT_ELO: i64 = 1500;
+
+/// Candidate turns a limited engine chooses among (the search reports
+/// this many to it, whatever `MultiPV` shows).
+pub const SAMPLED_CANDIDATES: usize = 8;
+
+/// How many temperatures below the best a candidate may be at most.
+const MARGIN_TEMPERATURES: f32 = 3.0;
+
+/// The level for an Elo (clamped to the scale), interpolated between the
+/// two nearest calibrated levels: nodes geometrically, the temperature
+/// linearly.
+pub fn level_for(elo: i64) -> Level {
+    let elo = elo.clamp(MIN_ELO, MAX_ELO);
+    let upper = LEVELS
+        .iter()
+        .position(|level| level.elo >= elo)
+        .unwrap_or(LEVELS.len() - 1);
+    if upper == 0 {
+        return LEVELS[0];
+    }
+    let (low, high) = (LEVELS[upper - 1], LEVELS[upper]);
+    let fraction = (elo - low.elo) as f64 / (high.elo - low.elo).max(1) as f64;
+    let nodes = (low.nodes as f64).ln() * (1.0 - fraction) + (high.nodes as f64).ln() * fraction;
+    Level {
+        elo,
+        nodes: nodes.exp().round().max(1.0) as u64,
+        temperature: low.temperature + (high.temperature - low.temperature) * fraction as f32,
+    }
+}
+
+/// Replaces the search's turn by one drawn among its good candidates, with
+/// weights `exp((value - best) / temperature)`, from a generator seeded by
+/// `seed` and the position (so a fixed seed and node count give the same
+/// game). Only a tree search's free choice is replaced (not a win in one,
+/// a forced defence or the book), and only by a candidate that the search
+/// has not proven lost, is within three temperatures of the best, and
+/// leaves the opponent no win at once. Marks a sampled result
+/// [`Decision::LimitedStrength`].
+pub fn sample_turn(
+    result: &mut SearchResult,
+    position: &Position,
+    rules: &Rules,
+    level: &Level,
+    seed: u64,
+) {
+    if result.decision != Decision::Search || level.temperature <= 0.0 {
+        return;
+    }
+    let best = result.value;
+    let lowest = best - MARGIN_TEMPERATURES * level.temperature;
+    let mut solver = Solver::default();
+    let eligible: Vec<usize> = result
+        .info
+        .candidates
+        .iter()
+        .enumerate()
+        .filter(|(_, candidate)| candidate.proof != Some(Proof::Loss) && candidate.value >= lowest)
+        .filter(|(_, candidate)| is_safe(&candidate.turn, position, rules, &mut solver))
+        .map(|(index, _)| index)
+        .collect();
+    if eligible.len() < 2 {
+        return;
+    }
+    let weights: Vec<f64> = eligible
+        .iter()
+        .map(|&index| {
+            let value = result.info.candidates[index].value.min(best);
+            f64::from((value - best) / level.temperature).exp()
+        })
+        .collect();
+    let total: f64 = weights.iter().sum();
+    let mut rng = SmallRng::seed_from_u64(seed ^ position.hash() ^ 0x57E1_1A7E_D0E5_5EED);
+    let mut draw = rng.random::<f64>() * total;
+    let mut chosen = eligible[eligible.len() - 1];
+    for (&index, weight) in eligible.iter().zip(&weights) {
+        if draw < *weight {
+            chosen = index;
+            break;
+        }
+        draw -= weight;
+    }
+    let candidate = result.info.candidates.remove(chosen);
+    result.best_turn = candidate.turn.clone();
+    result.value = candidate.value;
+    result.decision = Decision::LimitedStrength;
+    result.info.best_turn = candidate.turn.clone();
+    result.info.value = candidate.value;
+    result.info.proof = candidate.proof;
+    result.info.principal_variation = if candidate.line.is_empty() {
+        vec![candidate.turn.clone()]
+    } else {
+        candidate.line.clone()
+    };
+    result.info.candidates.insert(0, candidate);
+}
+
+/// Whether a turn plays, and leaves the opponent no win at once.
+fn is_safe(
+    turn: &[crate::rules::Action],
+    position: &Position,
+    rules: &Rules,
+    solver: &mut Solver,
+) -> bool {
+    let mut after = *position;
+    if !turn
+        .iter()
+        .all(|&action| after.try_apply(rules, action).is_ok())
+    {
+        return false;
+    }
+    match after.end_turn(rules) {
+        Ok(Outcome::Ongoing) => !solver.can_win(&after, rules),
+        Ok(Outcome::Win(winner)) => winner == position.side_to_move(),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_interpolate_and_clamp() {
+        assert_eq!(level_for(0), LEVELS[0]);
+        assert_eq!(level_for(10_000), LEVELS[LEVELS.len() - 1]);
+        for level in LEVELS {
+            assert_eq!(level_for(level.elo), level);
+        }
+        let between = level_for((LEVELS[1].elo + LEVELS[2].elo) / 2);
+        assert!(between.nodes > LEVELS[1].nodes && between.nodes < LEVELS[2].nodes);
+        assert!(between.temperature < LEVELS[1].temperature);
+        assert!(LEVELS.windows(2).all(|pair| pair[0].elo < pair[1].elo
+            && pair[0].nodes < pair[1].nodes
+            && pair[0].temperature > pair[1].temperature));
+    }
+}
