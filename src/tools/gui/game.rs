@@ -8,7 +8,7 @@
 use crate::notation::error::excerpt;
 use crate::notation::play::{resolve, NamedTurn};
 use crate::notation::sdg::{Header, RecordTurn};
-use crate::notation::turn::{format_action, format_named_turn, parse_action, Strictness, Style};
+use crate::notation::turn::{format_action, format_named_turn, parse_words, Strictness, Style};
 use crate::notation::{hwpn, Board};
 use crate::record::{write_record, GameRecord};
 use crate::rules::{Action, GameResult, GameStatus, History, Outcome, Player, Position, Rules};
@@ -349,7 +349,8 @@ pub fn partial_turn(board: &Board, rules: &Rules, prefix: &[&str]) -> Result<Par
     let mover = working.position.side_to_move();
     for (index, token) in prefix.iter().enumerate() {
         let describe = |error: String| format!("action {} '{}': {error}", index + 1, excerpt(token));
-        let text = parse_action(token, Strictness::Lenient).map_err(|e| describe(e.to_string()))?;
+        let words: Vec<&str> = token.split('.').collect();
+        let text = parse_words(&words, Strictness::Strict).map_err(|e| describe(e.to_string()))?;
         let (action, name) = resolve(&working, &text).map_err(|e| describe(e.to_string()))?;
         working
             .apply(rules, action, name.as_deref())
