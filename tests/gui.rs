@@ -292,11 +292,11 @@ fn the_page_plays_analyses_and_reviews_in_a_browser() {
         eprintln!("skipping the browser test: chromium and chromedriver are not on PATH (apt-get install chromium chromium-driver)");
         return;
     };
-    let record = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/sdg/10016.raw");
+    let record = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/sdg/1048.raw");
     let record = record.canonicalize().ok();
     assert!(
         record.is_some() || !in_ci,
-        "CI=true but ../shared/sdg/10016.raw is missing"
+        "CI=true but ../shared/sdg/1048.raw is missing"
     );
     let screenshots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/gui-screenshots");
     std::fs::create_dir_all(&screenshots).unwrap();
@@ -412,9 +412,9 @@ fn the_page_plays_analyses_and_reviews_in_a_browser() {
         "return document.getElementById('status').dataset.length == 4 ? 'yes' : 'no'",
     );
 
-    // Analyse a position set up from HWPN: player 0 has far more ships.
+    // Analyse a position set up from HWPN: player 0 has more ships.
     browser.click("[data-mode=\"analyse\"]");
-    browser.type_into("#hwpn", "r1b3:g3y1g2b1y3:/y2b2::g1 0");
+    browser.type_into("#hwpn", "r1b3:g3y1g2:/y2b2::g3 0");
     browser.click("#set-position");
     browser.wait_for(
         "live analysis",
@@ -462,7 +462,7 @@ fn the_page_plays_analyses_and_reviews_in_a_browser() {
         );
         browser.screenshot("08-review-end");
     } else {
-        eprintln!("skipping the review step: ../shared/sdg/10016.raw is missing");
+        eprintln!("skipping the review step: ../shared/sdg/1048.raw is missing");
     }
 
     // Watch two engines play.

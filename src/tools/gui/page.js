@@ -13,6 +13,8 @@ const SIZE = { 1: [16, 20], 2: [22, 28], 3: [28, 36] }; // [base, height]
 
 let state = null;          // the last state from the server
 let turn = { prefix: [], selection: [], choices: null, key: '' };
+let shownHwpn = null;      // the position last written into the HWPN box
+let pendingPly = null;     // the turn asked for and not shown yet (fast key presses add up)
 
 const $ = (id) => document.getElementById(id);
 
@@ -382,13 +384,18 @@ function drawStatus() {
   $('resume').disabled = !state.paused;
   $('resign').disabled = state.mode !== 'play' || !!state.result;
   $('analyse').checked = state.analysing;
-  if (document.activeElement !== $('hwpn')) $('hwpn').value = state.board.hwpn;
+  // The box follows the position, but keeps what the person is typing.
+  if (shownHwpn !== state.board.hwpn) {
+    shownHwpn = state.board.hwpn;
+    $('hwpn').value = shownHwpn;
+  }
   if (state.message) say(state.message, state.messageIsError);
 }
 
 function render(newState) {
   const previous = state;
   state = newState;
+  if (state.ply === pendingPly) pendingPly = null;
   drawStatus();
   drawAnalysis();
   drawMoves();
@@ -418,7 +425,12 @@ async function poll() {
 
 function goto(ply) {
   if (!state) return;
-  command('/api/goto?ply=' + Math.max(0, Math.min(state.length, ply)));
+  pendingPly = Math.max(0, Math.min(state.length, ply));
+  command('/api/goto?ply=' + pendingPly);
+}
+
+function shownPly() {
+  return pendingPly === null ? state.ply : pendingPly;
 }
 
 // ---- wiring -------------------------------------------------------------
@@ -439,7 +451,7 @@ document.addEventListener('keydown', (event) => {
   if (event.target.closest && event.target.closest('input, textarea, select')) return;
   if (!state) return;
   const moves = { ArrowLeft: -1, ArrowRight: 1 };
-  if (event.key in moves) goto(state.ply + moves[event.key]);
+  if (event.key in moves) goto(shownPly() + moves[event.key]);
   else if (event.key === 'Home') goto(0);
   else if (event.key === 'End') goto(state.length);
   else if (event.key === 'Escape') { turn.selection = []; drawTurn(); return; }
@@ -447,11 +459,15 @@ document.addEventListener('keydown', (event) => {
   event.preventDefault();
 });
 
+let chosenMode = null;     // the mode last clicked, before the server's state says so
 for (const button of document.querySelectorAll('#modes button')) {
-  button.onclick = () => command('/api/mode?mode=' + button.dataset.mode);
+  button.onclick = () => {
+    chosenMode = button.dataset.mode;
+    command('/api/mode?mode=' + chosenMode);
+  };
 }
 $('new-game').onclick = () => {
-  const mode = state && state.mode === 'watch' ? 'watch' : 'play';
+  const mode = (chosenMode || (state && state.mode)) === 'watch' ? 'watch' : 'play';
   command(`/api/new?mode=${mode}&side=${$('side').value}&${$('time').value}`);
 };
 $('undo').onclick = () => command('/api/undo');
@@ -463,8 +479,8 @@ $('reset-turn').onclick = () => { turn.prefix = []; loadChoices(); };
 $('analyse').onchange = () => command(`/api/analyse?on=${$('analyse').checked ? 1 : 0}&multipv=${$('multipv').value}`);
 $('multipv').onchange = () => command(`/api/analyse?on=${$('analyse').checked ? 1 : 0}&multipv=${$('multipv').value}`);
 $('first').onclick = () => goto(0);
-$('back').onclick = () => goto(state.ply - 1);
-$('forward').onclick = () => goto(state.ply + 1);
+$('back').onclick = () => goto(shownPly() - 1);
+$('forward').onclick = () => goto(shownPly() + 1);
 $('last').onclick = () => goto(state.length);
 $('graph').onclick = (event) => {
   const box = $('graph').getBoundingClientRect();
