@@ -460,7 +460,12 @@ fn the_page_plays_analyses_and_reviews_in_a_browser() {
             "the last turn",
             "const s = document.getElementById('status').dataset; return s.ply == s.length ? 'yes' : 'no'",
         );
-        browser.screenshot("08-review-end");
+        browser.click("#scan");
+        browser.wait_for(
+            "the evaluation graph",
+            "const line = document.querySelector('#graph polyline'); return line && line.getAttribute('points').split(' ').length == Number(document.getElementById('status').dataset.length) + 1 ? 'yes' : 'no'",
+        );
+        browser.screenshot("08-review-end-graph");
     } else {
         eprintln!("skipping the review step: ../shared/sdg/1048.raw is missing");
     }
@@ -473,4 +478,110 @@ fn the_page_plays_analyses_and_reviews_in_a_browser() {
         "return document.getElementById('status').textContent.startsWith('watch') && Number(document.getElementById('status').dataset.length) >= 6 ? 'yes' : 'no'",
     );
     browser.screenshot("09-watch");
+}
+
+/// Starts `supernova gui` on a free port with the given engine commands;
+/// returns the process and its port.
+fn start_gui(engines: &[&str]) -> (Guard, u16) {
+    let mut arguments = vec!["gui".to_string(), "--port".to_string(), "0".to_string()];
+    for engine in engines {
+        arguments.push("--engine".to_string());
+        arguments.push(engine.to_string());
+    }
+    let mut gui = Command::new(env!("CARGO_BIN_EXE_supernova"))
+        .args(&arguments)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("supernova gui starts");
+    let stdout = gui.stdout.take().unwrap();
+    let guard = Guard(gui);
+    let mut first_line = String::new();
+    BufReader::new(stdout).read_line(&mut first_line).unwrap();
+    let port = first_line
+        .trim()
+        .trim_end_matches('/')
+        .rsplit(':')
+        .next()
+        .and_then(|port| port.parse().ok())
+        .unwrap_or_else(|| panic!("expected the address, got {first_line:?}"));
+    (guard, port)
+}
+
+/// The state's JSON once `accept` holds for it (the long poll answers at
+/// every change).
+fn state_when(port: u16, what: &str, accept: impl Fn(&str) -> bool) -> String {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let (status, body) = http(port, "GET", "/api/state", "").expect("the state");
+        assert_eq!(status, 200);
+        if accept(&body) {
+            return body;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}: {body}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn bad_input_gets_a_message_and_leaves_the_game_intact() {
+    let (_gui, port) = start_gui(&[]);
+    let (status, body) = http(port, "POST", "/api/turn", "home.r1.b3.g3").unwrap();
+    assert_eq!(status, 200, "{body}");
+    // The engine answers the setup.
+    let before = state_when(port, "the engine's setup", |body| {
+        body.contains("\"length\":2,") && body.contains("\"yourTurn\":true")
+    });
+    let hwpn = string_field(&before, "hwpn").unwrap();
+    for (path, body, expected) in [
+        ("/api/turn", "build.r3.Home0", "cannot be played"),
+        ("/api/turn", "fly me to the moon", "cannot be played"),
+        ("/api/turn", "", "expected a turn"),
+        ("/api/choices", "move.g9.Home0.Home1", "action 1"),
+        ("/api/position", "r1b3:g3:/y2b1 7", "bad position"),
+        ("/api/load", "this is not a record", "expected"),
+        ("/api/goto", "", "expected ply"),
+        ("/api/nonsense", "", "no such command"),
+    ] {
+        let (status, answer) = http(port, "POST", path, body).unwrap();
+        assert_eq!(status, 400, "{path} {body}: {answer}");
+        let message = string_field(&answer, "error").unwrap_or_default();
+        assert!(message.contains(expected), "{path} {body}: {message}");
+    }
+    // A huge upload is refused before it is read.
+    let huge = "x".repeat(2 << 20);
+    let (status, answer) = http(port, "POST", "/api/load", &huge).unwrap();
+    assert_eq!(status, 413, "{answer}");
+    assert!(answer.contains("larger than"), "{answer}");
+    // A page that drops its connection mid-request changes nothing.
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(stream, "POST /api/turn HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nbuild").unwrap();
+    drop(stream);
+    let after = state_when(port, "the same game", |_| true);
+    assert_eq!(string_field(&after, "hwpn").unwrap(), hwpn);
+    assert!(after.contains("\"length\":2,"), "{after}");
+}
+
+#[test]
+fn an_engine_that_dies_pauses_the_game_with_a_message() {
+    // `true` starts, reads nothing and exits at once: a crash on the first turn.
+    let Some(crasher) = on_path("true") else {
+        eprintln!("skipping: no `true` program on PATH");
+        return;
+    };
+    let crasher = crasher.display().to_string();
+    let (_gui, port) = start_gui(&[&crasher]);
+    let (status, body) = http(port, "POST", "/api/turn", "home.r1.b3.g3").unwrap();
+    assert_eq!(status, 200, "{body}");
+    let state = state_when(port, "the crash report", |body| body.contains("\"paused\":true"));
+    let message = string_field(&state, "message").unwrap();
+    assert!(message.contains("engine 1"), "{message}");
+    assert!(message.contains("the game is kept"), "{message}");
+    assert!(state.contains("\"length\":1,"), "{state}");
+    // Resuming restarts the engine, which dies again: still a message, no panic.
+    let (status, _) = http(port, "POST", "/api/resume", "").unwrap();
+    assert_eq!(status, 200);
+    state_when(port, "the second crash", |body| body.contains("\"paused\":true"));
+    let (status, _) = http(port, "GET", "/", "").unwrap();
+    assert_eq!(status, 200);
 }

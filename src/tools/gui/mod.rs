@@ -305,7 +305,27 @@ fn act<'a>(
     parameter: &dyn Fn(&str) -> Option<&'a str>,
     body: &str,
 ) -> Answer {
-    let outcome: Result<String, String> = shared.update(|state| match action {
+    let outcome: Result<String, String> = shared.update(|state| {
+        let outcome = command(state, action, parameter, body);
+        if let Err(message) = &outcome {
+            state.tell(message, true);
+        }
+        outcome
+    });
+    match outcome {
+        Ok(_) => Answer::json("{\"ok\":true}".to_string()),
+        Err(message) => Answer::error(400, &message),
+    }
+}
+
+/// Carries out one of the page's commands on the state.
+fn command<'a>(
+    state: &mut State,
+    action: &str,
+    parameter: &dyn Fn(&str) -> Option<&'a str>,
+    body: &str,
+) -> Result<String, String> {
+    match action {
         "/api/turn" => play_turn(state, body),
         "/api/new" => new_game(state, parameter),
         "/api/undo" => undo(state),
@@ -341,6 +361,16 @@ fn act<'a>(
             }
             None => Err("expected mode=play, watch, analyse or review".to_string()),
         },
+        "/api/scan" => {
+            let nodes = parameter("nodes").map_or(Ok(1000), str::parse::<u64>);
+            match nodes {
+                Ok(nodes) if (1..=10_000_000).contains(&nodes) => {
+                    state.scan(nodes);
+                    Ok(String::new())
+                }
+                _ => Err("expected nodes=N (1 to 10000000)".to_string()),
+            }
+        }
         "/api/position" => set_position(state, body),
         "/api/load" => load_record(state, body),
         "/api/resume" => {
@@ -348,10 +378,6 @@ fn act<'a>(
             Ok("resumed".to_string())
         }
         _ => Err(format!("no such command: {}", excerpt(action))),
-    });
-    match outcome {
-        Ok(_) => Answer::json("{\"ok\":true}".to_string()),
-        Err(message) => Answer::error(400, &message),
     }
 }
 
@@ -588,6 +614,10 @@ fn state_json(state: &State) -> String {
         .map(|value| value.map_or_else(|| "null".to_string(), |value| value.to_string()));
     object.raw("evaluations", &array(evaluations));
     object.raw("analysing", if state.analysing { "true" } else { "false" });
+    object.raw(
+        "scanning",
+        if state.scan_nodes.is_some() { "true" } else { "false" },
+    );
     object.raw("multipv", &state.multipv.to_string());
     let analysis = &state.analysis;
     let mut live = Object::new();

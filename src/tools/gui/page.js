@@ -86,7 +86,7 @@ function layout(board) {
     else if (system.home === 1) places[system.name] = [865, 280];
     else rows[system.stars[0][1]].push(system.name);
   }
-  const rowY = { 1: 80, 2: 240, 3: 400 };
+  const rowY = { 1: 100, 2: 250, 3: 400 };
   for (const size of [1, 2, 3]) {
     const names = rows[size];
     names.forEach((name, index) => {
@@ -95,6 +95,13 @@ function layout(board) {
     });
   }
   return places;
+}
+
+// The width of a non-home system's box: narrower when a row is crowded.
+function systemWidth(board, system) {
+  if (system.home !== null) return 170;
+  const inRow = board.systems.filter((other) => other.home === null && other.stars[0][1] === system.stars[0][1]).length;
+  return Math.max(96, Math.min(150, 460 / Math.max(1, inRow) - 6));
 }
 
 function connected(first, second) {
@@ -126,7 +133,7 @@ function drawBoard(board, nextKeys, selected) {
     const home = system.home !== null;
     const group = element('g', { class: 'system' + (home ? ' home' : ''), 'data-system': system.name }, svg);
     mark(group, 'sys:' + system.name);
-    const width = home ? 170 : 150;
+    const width = systemWidth(board, system);
     const height = home ? 200 : 130;
     element('rect', { x: x - width / 2, y: y - height / 2, width, height, rx: 18, class: 'system-area' }, group);
     const title = element('text', { x, y: y - height / 2 - 6, 'text-anchor': 'middle' }, group);
@@ -147,7 +154,7 @@ function drawBoard(board, nextKeys, selected) {
         const row = Math.floor(index / perRow);
         const inRow = Math.min(perRow, ships.length - row * perRow);
         const column = index % perRow;
-        const sx = x + (column - (inRow - 1) / 2) * 29;
+        const sx = x + (column - (inRow - 1) / 2) * Math.min(29, (width - 20) / perRow);
         const band = owner === 0 ? y + 42 + row * 26 : y - 42 - row * 26;
         const node = element('g', {
           class: `piece ship owner${owner}`,
@@ -384,12 +391,13 @@ function drawStatus() {
   $('resume').disabled = !state.paused;
   $('resign').disabled = state.mode !== 'play' || !!state.result;
   $('analyse').checked = state.analysing;
+  $('scan').disabled = state.scanning || !(state.mode === 'review' || state.mode === 'analyse');
   // The box follows the position, but keeps what the person is typing.
   if (shownHwpn !== state.board.hwpn) {
     shownHwpn = state.board.hwpn;
     $('hwpn').value = shownHwpn;
   }
-  if (state.message) say(state.message, state.messageIsError);
+  say(state.message, state.messageIsError);
 }
 
 function render(newState) {
@@ -478,6 +486,7 @@ $('pass-turn').onclick = () => command('/api/turn', 'pass');
 $('reset-turn').onclick = () => { turn.prefix = []; loadChoices(); };
 $('analyse').onchange = () => command(`/api/analyse?on=${$('analyse').checked ? 1 : 0}&multipv=${$('multipv').value}`);
 $('multipv').onchange = () => command(`/api/analyse?on=${$('analyse').checked ? 1 : 0}&multipv=${$('multipv').value}`);
+$('scan').onclick = () => command('/api/scan?nodes=1000');
 $('first').onclick = () => goto(0);
 $('back').onclick = () => goto(shownPly() - 1);
 $('forward').onclick = () => goto(shownPly() + 1);

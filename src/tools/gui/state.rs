@@ -85,6 +85,8 @@ pub enum Purpose {
     Turn,
     /// To analyse the shown position until stopped.
     Analysis,
+    /// To evaluate one position of the game for the evaluation graph.
+    Scan,
 }
 
 /// A search an engine runs or should run: what for, in which game, from
@@ -174,6 +176,9 @@ pub struct State {
     pub cursor: usize,
     /// Whether engine 1 analyses the shown position.
     pub analysing: bool,
+    /// Iterations per position while engine 1 evaluates every position of
+    /// the game for the graph (when it is not analysing), or `None`.
+    pub scan_nodes: Option<u64>,
     /// Candidates to analyse.
     pub multipv: u32,
     /// The latest search lines.
@@ -226,6 +231,7 @@ impl Shared {
                 game_id: 1,
                 cursor: 0,
                 analysing: false,
+                scan_nodes: None,
                 multipv: 3,
                 analysis: Analysis::default(),
                 evaluations: vec![None],
@@ -297,7 +303,26 @@ impl State {
         };
         self.evaluations = vec![None; self.game.turns().len() + 1];
         self.analysis = Analysis::default();
+        self.scan_nodes = None;
         self.paused = false;
+    }
+
+    /// Starts evaluating every position of the game for the graph, at
+    /// `nodes` iterations each; a finished game's last position takes its
+    /// result.
+    pub fn scan(&mut self, nodes: u64) {
+        self.scan_nodes = Some(nodes);
+        self.analysing = false;
+        if let Some((outcome, _)) = self.game.result() {
+            let value = match outcome {
+                crate::rules::Outcome::Win(Player::First) => 1000,
+                crate::rules::Outcome::Win(Player::Second) => 0,
+                _ => 500,
+            };
+            if let Some(last) = self.evaluations.last_mut() {
+                *last = Some(value);
+            }
+        }
     }
 
     /// The game changed (a turn played or taken back): a new game number
@@ -357,6 +382,16 @@ impl State {
                     wanted[0] = Some(tag(Purpose::Analysis, shown, self.multipv));
                 }
             }
+            Mode::Analyse | Mode::Review if self.scan_nodes.is_some() => {
+                let next = self
+                    .evaluations
+                    .iter()
+                    .position(Option::is_none)
+                    .filter(|&ply| ply < length || !over);
+                if let Some(ply) = next {
+                    wanted[0] = Some(tag(Purpose::Scan, ply, 1));
+                }
+            }
             _ => {}
         }
         wanted
@@ -385,6 +420,7 @@ impl State {
             let go = match tag.purpose {
                 Purpose::Turn => self.time_control.go(),
                 Purpose::Analysis => "go infinite".to_string(),
+                Purpose::Scan => format!("go nodes {}", self.scan_nodes.unwrap_or(1000)),
             };
             let rules = self.game.rules.name;
             let mut lines = Vec::with_capacity(4);
@@ -561,6 +597,13 @@ impl State {
         let stopped = std::mem::take(&mut slot.stopping);
         let result_line = slot.result_line.take();
         let still_wanted = self.wanted()[index] == Some(tag);
+        if tag.purpose == Purpose::Scan && !stopped && tag.game_id == self.game_id {
+            // A position the engine gave no value for counts as even, so
+            // that the scan goes on.
+            if let Some(slot @ None) = self.evaluations.get_mut(tag.ply) {
+                *slot = Some(500);
+            }
+        }
         if tag.purpose != Purpose::Turn || stopped || !still_wanted {
             return;
         }
