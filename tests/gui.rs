@@ -152,7 +152,9 @@ fn base64_decode(text: &str) -> Vec<u8> {
         let bits = chunk
             .iter()
             .enumerate()
-            .fold(0u32, |bits, (index, &digit)| bits | (digit as u32) << (18 - 6 * index));
+            .fold(0u32, |bits, (index, &digit)| {
+                bits | (digit as u32) << (18 - 6 * index)
+            });
         let bytes = bits.to_be_bytes();
         out.extend_from_slice(&bytes[1..chunk.len()]);
     }
@@ -204,7 +206,10 @@ impl Browser {
     }
 
     fn element(&self, selector: &str) -> String {
-        let body = format!("{{\"using\":\"css selector\",\"value\":{}}}", quote(selector));
+        let body = format!(
+            "{{\"using\":\"css selector\",\"value\":{}}}",
+            quote(selector)
+        );
         let answer = self.call("POST", "/element", &body);
         string_field(&answer, ELEMENT_KEY)
             .unwrap_or_else(|| panic!("no element {selector}: {answer}"))
@@ -262,7 +267,12 @@ impl Browser {
 
 impl Drop for Browser {
     fn drop(&mut self) {
-        let _ = http(self.port, "DELETE", &format!("/session/{}", self.session), "");
+        let _ = http(
+            self.port,
+            "DELETE",
+            &format!("/session/{}", self.session),
+            "",
+        );
     }
 }
 
@@ -420,7 +430,8 @@ fn the_page_plays_analyses_and_reviews_in_a_browser() {
         "live analysis",
         "const s = document.getElementById('analysis-stats'); return Number(s.dataset.updates) >= 2 && Number(s.dataset.nodes) > 0 ? 'yes' : 'no'",
     );
-    let first_nodes = browser.script("return document.getElementById('analysis-stats').dataset.nodes");
+    let first_nodes =
+        browser.script("return document.getElementById('analysis-stats').dataset.nodes");
     browser.wait_for(
         "the bar to move to player 0's side",
         "return Number(document.getElementById('evalbar').dataset.value) > 550 ? 'yes' : 'no'",
@@ -518,7 +529,10 @@ fn state_when(port: u16, what: &str, accept: impl Fn(&str) -> bool) -> String {
         if accept(&body) {
             return body;
         }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}: {body}");
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {what}: {body}"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
 }
@@ -555,7 +569,11 @@ fn bad_input_gets_a_message_and_leaves_the_game_intact() {
     assert!(answer.contains("larger than"), "{answer}");
     // A page that drops its connection mid-request changes nothing.
     let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    write!(stream, "POST /api/turn HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nbuild").unwrap();
+    write!(
+        stream,
+        "POST /api/turn HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nbuild"
+    )
+    .unwrap();
     drop(stream);
     let after = state_when(port, "the same game", |_| true);
     assert_eq!(string_field(&after, "hwpn").unwrap(), hwpn);
@@ -573,7 +591,9 @@ fn an_engine_that_dies_pauses_the_game_with_a_message() {
     let (_gui, port) = start_gui(&[&crasher]);
     let (status, body) = http(port, "POST", "/api/turn", "home.r1.b3.g3").unwrap();
     assert_eq!(status, 200, "{body}");
-    let state = state_when(port, "the crash report", |body| body.contains("\"paused\":true"));
+    let state = state_when(port, "the crash report", |body| {
+        body.contains("\"paused\":true")
+    });
     let message = string_field(&state, "message").unwrap();
     assert!(message.contains("engine 1"), "{message}");
     assert!(message.contains("the game is kept"), "{message}");
@@ -581,7 +601,9 @@ fn an_engine_that_dies_pauses_the_game_with_a_message() {
     // Resuming restarts the engine, which dies again: still a message, no panic.
     let (status, _) = http(port, "POST", "/api/resume", "").unwrap();
     assert_eq!(status, 200);
-    state_when(port, "the second crash", |body| body.contains("\"paused\":true"));
+    state_when(port, "the second crash", |body| {
+        body.contains("\"paused\":true")
+    });
     let (status, _) = http(port, "GET", "/", "").unwrap();
     assert_eq!(status, 200);
 }

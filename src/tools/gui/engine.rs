@@ -32,9 +32,9 @@ impl EngineCommand {
     /// The line is empty.
     pub fn parse(line: &str) -> Result<EngineCommand, String> {
         let mut words = line.split_whitespace().map(str::to_string);
-        let program = words
-            .next()
-            .ok_or_else(|| "--engine: expected a command, such as 'supernova engine'".to_string())?;
+        let program = words.next().ok_or_else(|| {
+            "--engine: expected a command, such as 'supernova engine'".to_string()
+        })?;
         Ok(EngineCommand {
             program,
             arguments: words.collect(),

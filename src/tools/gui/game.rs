@@ -335,7 +335,7 @@ pub struct ActionChoice {
     pub token: String,
     /// The SDG form, for buttons and messages.
     pub text: String,
-    /// The click sequences that choose it (see [`click_paths`]).
+    /// The click sequences that choose it (see `click_paths`).
     pub paths: Vec<Vec<String>>,
 }
 
@@ -348,7 +348,8 @@ pub fn partial_turn(board: &Board, rules: &Rules, prefix: &[&str]) -> Result<Par
     let mut working = board.clone();
     let mover = working.position.side_to_move();
     for (index, token) in prefix.iter().enumerate() {
-        let describe = |error: String| format!("action {} '{}': {error}", index + 1, excerpt(token));
+        let describe =
+            |error: String| format!("action {} '{}': {error}", index + 1, excerpt(token));
         let words: Vec<&str> = token.split('.').collect();
         let text = parse_words(&words, Strictness::Strict).map_err(|e| describe(e.to_string()))?;
         let (action, name) = resolve(&working, &text).map_err(|e| describe(e.to_string()))?;
@@ -388,7 +389,8 @@ pub fn partial_turn(board: &Board, rules: &Rules, prefix: &[&str]) -> Result<Par
 /// Homeworld: the two stars in either order, then the ship.
 fn click_paths(board: &Board, mover: Player, action: Action) -> Vec<Vec<String>> {
     let name = |slot| board.name(slot).to_string();
-    let ship = |slot, owner: Player, piece| format!("ship:{}:{}:{piece}", name(slot), owner.index());
+    let ship =
+        |slot, owner: Player, piece| format!("ship:{}:{}:{piece}", name(slot), owner.index());
     let bank = |piece| format!("bank:{piece}");
     match action {
         Action::Homeworld {
@@ -405,7 +407,11 @@ fn click_paths(board: &Board, mover: Player, action: Action) -> Vec<Vec<String>>
         }
         Action::Build { system, piece } => vec![vec![bank(piece), format!("sys:{}", name(system))]],
         Action::Trade { system, from, to } => vec![vec![ship(system, mover, from), bank(to)]],
-        Action::Move { from, to, ship: piece } => {
+        Action::Move {
+            from,
+            to,
+            ship: piece,
+        } => {
             vec![vec![ship(from, mover, piece), format!("sys:{}", name(to))]]
         }
         Action::Discover {
@@ -413,8 +419,14 @@ fn click_paths(board: &Board, mover: Player, action: Action) -> Vec<Vec<String>>
             ship: piece,
             star,
         } => vec![vec![ship(from, mover, piece), bank(star)]],
-        Action::Capture { system, ship: piece } => vec![vec![ship(system, mover.opponent(), piece)]],
-        Action::Sacrifice { system, ship: piece } => {
+        Action::Capture {
+            system,
+            ship: piece,
+        } => vec![vec![ship(system, mover.opponent(), piece)]],
+        Action::Sacrifice {
+            system,
+            ship: piece,
+        } => {
             vec![vec![ship(system, mover, piece), "bankzone".to_string()]]
         }
         Action::Catastrophe { system, colour } => {
@@ -466,8 +478,10 @@ mod tests {
         assert_eq!(sacrifice.paths, vec![vec!["ship:Home0:0:y1", "bankzone"]]);
         let after = partial_turn(&board, &Rules::STANDARD, &["sac.y1.Home0"]).unwrap();
         assert!(after.cannot_end.is_none());
-        assert!(after.actions.iter().all(|choice| choice.token.starts_with("move")
-            || choice.token.starts_with("disc")));
+        assert!(after
+            .actions
+            .iter()
+            .all(|choice| choice.token.starts_with("move") || choice.token.starts_with("disc")));
         assert!(partial_turn(&board, &Rules::STANDARD, &["build.r3.Home0"]).is_err());
     }
 }

@@ -13,7 +13,10 @@ pub fn string(text: &str) -> String {
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
             // Also keeps `</script>` and line separators out of the page raw.
-            character if (character as u32) < 0x20 || matches!(character, '<' | '>' | '&' | '\u{2028}' | '\u{2029}') => {
+            character
+                if (character as u32) < 0x20
+                    || matches!(character, '<' | '>' | '&' | '\u{2028}' | '\u{2029}') =>
+            {
                 out.push_str(&format!("\\u{:04x}", character as u32));
             }
             character => out.push(character),
@@ -62,7 +65,10 @@ mod tests {
 
     #[test]
     fn strings_are_escaped() {
-        assert_eq!(string("a\"b\\c\n</x>"), "\"a\\\"b\\\\c\\n\\u003c/x\\u003e\"");
+        assert_eq!(
+            string("a\"b\\c\n</x>"),
+            "\"a\\\"b\\\\c\\n\\u003c/x\\u003e\""
+        );
         let mut object = Object::new();
         object.text("name", "Home0");
         object.raw("list", &array(["1".to_string(), "2".to_string()]));

@@ -21,7 +21,7 @@
 //! as it was; an engine that crashes or plays an illegal turn pauses the
 //! game with a message, and the person resumes it.
 
-mod engine;
+pub mod engine;
 pub mod game;
 mod json;
 pub mod state;
@@ -173,11 +173,12 @@ fn handle(mut request: Request, shared: &Arc<Shared>) {
         ("Cache-Control", "no-store".to_string()),
     ]
     .into_iter()
-    .chain(
-        answer
-            .download
-            .map(|file| ("Content-Disposition", format!("attachment; filename=\"{file}\""))),
-    ) {
+    .chain(answer.download.map(|file| {
+        (
+            "Content-Disposition",
+            format!("attachment; filename=\"{file}\""),
+        )
+    })) {
         if let Ok(header) = Header::from_bytes(name.as_bytes(), value.as_bytes()) {
             response.add_header(header);
         }
@@ -194,7 +195,10 @@ fn read_body(request: &mut Request) -> Result<String, Answer> {
             &format!("the upload is larger than {} KiB", MAX_BODY_BYTES / 1024),
         )
     };
-    if request.body_length().is_some_and(|length| length > MAX_BODY_BYTES) {
+    if request
+        .body_length()
+        .is_some_and(|length| length > MAX_BODY_BYTES)
+    {
         return Err(too_large());
     }
     let mut bytes = Vec::new();
@@ -530,7 +534,8 @@ fn load_record(state: &mut State, text: &str) -> Result<String, String> {
 /// to move and the HWPN.
 fn board_json(board: &Board) -> String {
     let position = &board.position;
-    let piece_list = |set: crate::rules::PieceSet| array(set.copies().map(|p| string(&p.to_string())));
+    let piece_list =
+        |set: crate::rules::PieceSet| array(set.copies().map(|p| string(&p.to_string())));
     let systems: Vec<String> = position
         .occupied_slots()
         .map(|slot| {
@@ -616,7 +621,11 @@ fn state_json(state: &State) -> String {
     object.raw("analysing", if state.analysing { "true" } else { "false" });
     object.raw(
         "scanning",
-        if state.scan_nodes.is_some() { "true" } else { "false" },
+        if state.scan_nodes.is_some() {
+            "true"
+        } else {
+            "false"
+        },
     );
     object.raw("multipv", &state.multipv.to_string());
     let analysis = &state.analysis;
@@ -640,7 +649,9 @@ fn state_json(state: &State) -> String {
             item.raw("winprob", &number(line.winprob));
             item.raw(
                 "score",
-                &line.score.map_or_else(|| "null".to_string(), |v| v.to_string()),
+                &line
+                    .score
+                    .map_or_else(|| "null".to_string(), |v| v.to_string()),
             );
             item.raw("turns", &array(line.turns.iter().map(|turn| string(turn))));
             item.finish()
@@ -655,10 +666,17 @@ fn state_json(state: &State) -> String {
             let mut item = Object::new();
             item.text("name", &slot.name);
             item.text("command", &slot.command.text());
-            item.raw("running", if slot.link.is_some() { "true" } else { "false" });
+            item.raw(
+                "running",
+                if slot.link.is_some() { "true" } else { "false" },
+            );
             item.raw(
                 "thinking",
-                if slot.search.is_some() { "true" } else { "false" },
+                if slot.search.is_some() {
+                    "true"
+                } else {
+                    "false"
+                },
             );
             item.finish()
         })
@@ -667,7 +685,11 @@ fn state_json(state: &State) -> String {
     object.text("message", &state.message);
     object.raw(
         "messageIsError",
-        if state.message_is_error { "true" } else { "false" },
+        if state.message_is_error {
+            "true"
+        } else {
+            "false"
+        },
     );
     object.raw("paused", if state.paused { "true" } else { "false" });
     object.raw(

@@ -317,7 +317,9 @@ function percent(perMille) {
 
 function drawAnalysis() {
   const analysis = state.analysis;
-  const known = state.evaluations[state.ply];
+  // The value of the shown position, or the latest one known before it.
+  let known = null;
+  for (let ply = state.ply; ply >= 0 && known === null; ply--) known = state.evaluations[ply] ?? null;
   const top = analysis.current && analysis.lines.length ? analysis.lines[0].winprob : null;
   const value = top !== null && top !== undefined ? top : (known !== null && known !== undefined ? known : 500);
   $('evalfill').style.height = value / 10 + '%';

@@ -246,7 +246,9 @@ impl Shared {
 
     /// Locks the state (a panic elsewhere does not make it unusable).
     pub fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Runs `change` on the state, then drives the engines and wakes the
@@ -340,9 +342,7 @@ impl State {
     pub fn person_to_move(&self) -> bool {
         let at_end = self.cursor == self.game.turns().len();
         match self.mode {
-            Mode::Play => {
-                at_end && self.game.board().position.side_to_move() == self.human
-            }
+            Mode::Play => at_end && self.game.board().position.side_to_move() == self.human,
             Mode::Watch => false,
             Mode::Analyse | Mode::Review => true,
         }
