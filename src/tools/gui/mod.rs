@@ -79,6 +79,7 @@ pub fn serve(bind: &str, port: u16, engines: &[String]) -> Result<(), String> {
         .map_or_else(|| format!("{bind}:{port}"), |address| address.to_string());
     println!("Supernova GUI: http://{address}/");
     let shared = Shared::new([first, second]);
+    shared.watch_engines();
     for request in server.incoming_requests() {
         let shared = Arc::clone(&shared);
         let spawned = std::thread::Builder::new()
@@ -378,7 +379,7 @@ fn command<'a>(
         "/api/position" => set_position(state, body),
         "/api/load" => load_record(state, body),
         "/api/resume" => {
-            state.paused = false;
+            state.resume();
             Ok("resumed".to_string())
         }
         _ => Err(format!("no such command: {}", excerpt(action))),

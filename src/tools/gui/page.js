@@ -454,6 +454,9 @@ $('board').addEventListener('click', (event) => {
       click(key);
       return;
     }
+    // A bank piece that is not offered is not a click on the bank behind it
+    // (which would sacrifice the chosen ship).
+    if (key && key.startsWith('bank:')) return;
   }
 });
 

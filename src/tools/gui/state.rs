@@ -11,6 +11,7 @@
 //! mode change is dropped rather than played into the wrong game.
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use super::engine::{EngineCommand, EngineEvent, EngineLink};
 use super::game::Game;
@@ -18,6 +19,10 @@ use crate::notation::turn::Style;
 use crate::notation::Board;
 use crate::protocol::reply::{Info, Reply};
 use crate::rules::{Player, Rules};
+
+/// How long past its limit an engine may take to answer a turn before it
+/// counts as hung.
+const HANG_MARGIN: Duration = Duration::from_secs(10);
 
 /// What the page is used for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -152,6 +157,11 @@ pub struct EngineSlot {
     pub search: Option<SearchTag>,
     /// Whether `stop` was sent for that search.
     stopping: bool,
+    /// The last search that ended by itself (a proven analysis): not
+    /// started again, which would repeat it at once without end.
+    finished: Option<SearchTag>,
+    /// When the running search began, for [`State::check_hung`].
+    started: Option<Instant>,
     /// The last `info string result` line, for `bestmove (none)`.
     result_line: Option<String>,
     /// The `Rules` option last sent (setting it clears the engine's tree).
@@ -213,6 +223,8 @@ impl Shared {
             generation: 0,
             search: None,
             stopping: false,
+            finished: None,
+            started: None,
             result_line: None,
             rules_sent: None,
         };
@@ -274,6 +286,21 @@ impl Shared {
             Ok((state, _)) => state,
             Err(poisoned) => poisoned.into_inner().0,
         }
+    }
+
+    /// Checks for hung engines once a second, for as long as the state lives.
+    pub fn watch_engines(self: &Arc<Shared>) {
+        let weak = Arc::downgrade(self);
+        let _ = std::thread::Builder::new()
+            .name("gui-watchdog".to_string())
+            .spawn(move || loop {
+                std::thread::sleep(Duration::from_secs(1));
+                let Some(shared) = weak.upgrade() else { return };
+                let hung = shared.lock().check_hung();
+                if hung {
+                    shared.update(|_| ());
+                }
+            });
     }
 
     /// Stops every engine (when the server ends).
@@ -413,6 +440,9 @@ impl State {
                 continue;
             }
             let Some(tag) = want else { continue };
+            if slot.finished == Some(tag) {
+                continue;
+            }
             if self.engines[index].link.is_none() && !self.spawn(index, shared) {
                 continue;
             }
@@ -433,6 +463,7 @@ impl State {
             let slot = &mut self.engines[index];
             slot.rules_sent = Some(rules);
             slot.search = Some(tag);
+            slot.started = Some(Instant::now());
             slot.stopping = false;
             slot.result_line = None;
             for line in lines {
@@ -441,6 +472,42 @@ impl State {
                 }
             }
         }
+    }
+
+    /// Lets the engines run again after a pause, retrying any search that
+    /// ended without effect (an illegal turn, or no turn).
+    pub fn resume(&mut self) {
+        self.paused = false;
+        for slot in &mut self.engines {
+            slot.finished = None;
+        }
+    }
+
+    /// Stops an engine whose search for a turn has run far past its limit
+    /// (a hung engine): it is ended and the game paused with a message.
+    /// Returns whether it did anything.
+    pub fn check_hung(&mut self) -> bool {
+        let limit = match self.time_control {
+            TimeControl::Movetime(milliseconds) => Duration::from_millis(milliseconds),
+            TimeControl::Nodes(_) => Duration::from_secs(60),
+        } + HANG_MARGIN;
+        let mut changed = false;
+        for index in 0..self.engines.len() {
+            let slot = &self.engines[index];
+            let hung = matches!(slot.search, Some(tag) if tag.purpose != Purpose::Analysis)
+                && slot
+                    .started
+                    .is_some_and(|started| started.elapsed() > limit);
+            if hung {
+                let seconds = limit.as_secs();
+                self.engine_gone(
+                    index,
+                    &format!("did not answer within {seconds} s and was stopped"),
+                );
+                changed = true;
+            }
+        }
+        changed
     }
 
     /// Starts engine `index` (and its handshake); false when it cannot start.
@@ -489,6 +556,7 @@ impl State {
         let slot = &mut self.engines[index];
         slot.link = None;
         slot.search = None;
+        slot.started = None;
         slot.stopping = false;
         let command = slot.command.text();
         self.paused = true;
@@ -595,6 +663,10 @@ impl State {
             return;
         };
         let stopped = std::mem::take(&mut slot.stopping);
+        slot.started = None;
+        if !stopped {
+            slot.finished = Some(tag);
+        }
         let result_line = slot.result_line.take();
         let still_wanted = self.wanted()[index] == Some(tag);
         if tag.purpose == Purpose::Scan && !stopped && tag.game_id == self.game_id {
