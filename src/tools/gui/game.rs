@@ -13,11 +13,14 @@ use crate::notation::{hwpn, Board};
 use crate::record::{write_record, GameRecord};
 use crate::rules::{Action, GameResult, GameStatus, History, Outcome, Player, Position, Rules};
 
-/// How a game ended off the board: the rules do not cover resignations.
+/// How a game ended off the board: the rules do not cover resignations
+/// or clocks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Resignation {
-    /// Who resigned.
+    /// Who lost.
     pub loser: Player,
+    /// How, in words after the player: `resigned`, `lost on time`.
+    pub reason: &'static str,
 }
 
 /// One turn of the game, in the forms the page and the engines need.
@@ -44,7 +47,7 @@ pub struct Game {
     turns: Vec<PlayedTurn>,
     /// Repetition and turn-limit judgements for the whole game.
     history: History,
-    /// A resignation, when someone resigned.
+    /// A resignation or a loss on time.
     pub resignation: Option<Resignation>,
     /// A draw the engine claimed and the rules allowed (repetition claims).
     pub claimed: Option<GameResult>,
@@ -242,7 +245,11 @@ impl Game {
         if let Some(resignation) = &self.resignation {
             return Some((
                 Outcome::Win(resignation.loser.opponent()),
-                format!("player {} resigned", resignation.loser.index()),
+                format!(
+                    "player {} {}",
+                    resignation.loser.index(),
+                    resignation.reason
+                ),
             ));
         }
         if let Some(result) = self.status().result().or(self.claimed) {

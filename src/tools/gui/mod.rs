@@ -395,9 +395,11 @@ fn play_turn(state: &mut State, text: &str) -> Result<String, String> {
     }
     let mut game = state.game.clone();
     game.truncate(state.cursor);
+    let mover = game.board().position.side_to_move();
     match game.play_text(text) {
         Ok(()) => {
             state.game = game;
+            state.charge_clock(mover);
             state.game_changed();
             state.cursor = state.game.turns().len();
             match state.game.over_text() {
@@ -431,11 +433,27 @@ fn new_game<'a>(
         };
     }
     let number = |name: &str| parameter(name).map(|value| value.parse::<u64>());
-    state.time_control = match (number("movetime"), number("nodes")) {
-        (Some(Ok(time)), _) if (1..=3_600_000).contains(&time) => TimeControl::Movetime(time),
-        (_, Some(Ok(nodes))) if (1..=100_000_000).contains(&nodes) => TimeControl::Nodes(nodes),
-        (None, None) => state.time_control,
-        _ => return Err("expected movetime=MS (1 to 3600000) or nodes=N".to_string()),
+    let clock = parameter("clock").map(|text| {
+        let (initial, increment) = text.split_once('+').unwrap_or((text, "0"));
+        Some((initial.parse::<u64>().ok()?, increment.parse::<u64>().ok()?))
+    });
+    state.time_control = match (number("movetime"), number("nodes"), clock) {
+        (Some(Ok(time)), _, _) if (1..=3_600_000).contains(&time) => TimeControl::Movetime(time),
+        (_, Some(Ok(nodes)), _) if (1..=100_000_000).contains(&nodes) => {
+            TimeControl::Nodes(nodes)
+        }
+        (_, _, Some(Some((initial, increment))))
+            if (1000..=36_000_000).contains(&initial) && increment <= 600_000 =>
+        {
+            TimeControl::Clock { initial, increment }
+        }
+        (None, None, None) => state.time_control,
+        _ => {
+            return Err(
+                "expected movetime=MS (1 to 3600000), nodes=N or clock=MS+MS (a clock of 1 s to 10 h, an increment up to 10 min)"
+                    .to_string(),
+            )
+        }
     };
     let game = Game::new(Board::default(), Rules::STANDARD)?;
     state.start_game(game, mode);
@@ -469,6 +487,7 @@ fn undo(state: &mut State) -> Result<String, String> {
     }
     state.game.undo(count);
     state.game_changed();
+    state.turn_started = std::time::Instant::now();
     state.cursor = state.game.turns().len();
     state.paused = false;
     state.tell(format!("took back {count} turn(s)"), false);
@@ -480,7 +499,10 @@ fn resign(state: &mut State) -> Result<String, String> {
     if state.mode != Mode::Play || state.game.result().is_some() {
         return Err("there is no game of yours going on".to_string());
     }
-    state.game.resignation = Some(Resignation { loser: state.human });
+    state.game.resignation = Some(Resignation {
+        loser: state.human,
+        reason: "resigned",
+    });
     state.game_changed();
     let over = state.game.over_text().unwrap_or_default();
     state.tell(format!("you resigned: {over}"), false);
@@ -587,6 +609,10 @@ fn state_json(state: &State) -> String {
     object.text("mode", state.mode.word());
     object.raw("human", &state.human.index().to_string());
     object.text("timeControl", &state.time_control.text());
+    match state.clock_times() {
+        Some(times) => object.raw("clocks", &array(times.iter().map(|time| time.to_string()))),
+        None => object.raw("clocks", "null"),
+    }
     object.raw("ply", &shown.to_string());
     object.raw("length", &length.to_string());
     object.raw("board", &board_json(board));

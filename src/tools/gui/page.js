@@ -402,9 +402,29 @@ function drawStatus() {
   say(state.message, state.messageIsError);
 }
 
+// The clocks tick here between the server's states.
+let stateReceived = 0;
+function drawClocks() {
+  const box = $('clocks');
+  if (!state || !state.clocks) { box.textContent = ''; return; }
+  const running = state.result ? null : state.board.toMove;
+  box.textContent = '';
+  state.clocks.forEach((time, player) => {
+    const left = Math.max(0, time - (player === running ? performance.now() - stateReceived : 0));
+    const seconds = Math.floor(left / 1000);
+    const clock = document.createElement('span');
+    clock.textContent = `player ${player} ${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
+    if (player === running) clock.className = 'running';
+    box.appendChild(clock);
+  });
+}
+setInterval(drawClocks, 250);
+
 function render(newState) {
   const previous = state;
   state = newState;
+  stateReceived = performance.now();
+  drawClocks();
   if (state.ply === pendingPly) pendingPly = null;
   drawStatus();
   drawAnalysis();

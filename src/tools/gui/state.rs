@@ -63,14 +63,26 @@ pub enum TimeControl {
     Movetime(u64),
     /// Iterations per turn (fast and reproducible).
     Nodes(u64),
+    /// A game clock for each player: milliseconds at the start, and added
+    /// after each of their turns. The engine budgets its own clock.
+    Clock {
+        /// Milliseconds on each clock at the start.
+        initial: u64,
+        /// Milliseconds added after each turn.
+        increment: u64,
+    },
 }
 
 impl TimeControl {
-    /// The `go` line.
-    fn go(self) -> String {
+    /// The `go` line, given the clocks' times now.
+    fn go(self, clocks: [u64; 2]) -> String {
         match self {
             TimeControl::Movetime(milliseconds) => format!("go movetime {milliseconds}"),
             TimeControl::Nodes(nodes) => format!("go nodes {nodes}"),
+            TimeControl::Clock { increment, .. } => format!(
+                "go p0time {} p1time {} p0inc {increment} p1inc {increment}",
+                clocks[0], clocks[1]
+            ),
         }
     }
 
@@ -79,6 +91,11 @@ impl TimeControl {
         match self {
             TimeControl::Movetime(milliseconds) => format!("{milliseconds} ms a turn"),
             TimeControl::Nodes(nodes) => format!("{nodes} nodes a turn"),
+            TimeControl::Clock { initial, increment } => format!(
+                "a clock of {} s + {} s a turn",
+                initial / 1000,
+                increment as f64 / 1000.0
+            ),
         }
     }
 }
@@ -193,6 +210,11 @@ pub struct State {
     pub multipv: u32,
     /// The latest search lines.
     pub analysis: Analysis,
+    /// Under a clock: each player's milliseconds left when the current
+    /// turn began.
+    pub clocks: [u64; 2],
+    /// When the current turn began (for the mover's clock).
+    pub turn_started: Instant,
     /// Player 0's win probability (per mille) before each turn, as far as known.
     pub evaluations: Vec<Option<u64>>,
     /// The last message for the person (an error or a notice).
@@ -246,6 +268,8 @@ impl Shared {
                 scan_nodes: None,
                 multipv: 3,
                 analysis: Analysis::default(),
+                clocks: [0, 0],
+                turn_started: Instant::now(),
                 evaluations: vec![None],
                 message: String::new(),
                 message_is_error: false,
@@ -296,8 +320,12 @@ impl Shared {
             .spawn(move || loop {
                 std::thread::sleep(Duration::from_secs(1));
                 let Some(shared) = weak.upgrade() else { return };
-                let hung = shared.lock().check_hung();
-                if hung {
+                let changed = {
+                    let mut state = shared.lock();
+                    let hung = state.check_hung();
+                    state.check_clock() || hung
+                };
+                if changed {
                     shared.update(|_| ());
                 }
             });
@@ -334,6 +362,81 @@ impl State {
         self.analysis = Analysis::default();
         self.scan_nodes = None;
         self.paused = false;
+        if let TimeControl::Clock { initial, .. } = self.time_control {
+            self.clocks = [initial; 2];
+        }
+        self.turn_started = Instant::now();
+    }
+
+    /// Whether the game's clocks run: a clock time control, in play or watch.
+    fn clocks_run(&self) -> bool {
+        matches!(self.time_control, TimeControl::Clock { .. })
+            && matches!(self.mode, Mode::Play | Mode::Watch)
+    }
+
+    /// Each player's milliseconds left now, when the clocks run.
+    pub fn clock_times(&self) -> Option<[u64; 2]> {
+        if !self.clocks_run() {
+            return None;
+        }
+        let mut times = self.clocks;
+        if self.game.result().is_none() {
+            let mover = self.game.board().position.side_to_move().index();
+            let used = self.turn_started.elapsed().as_millis() as u64;
+            times[mover] = times[mover].saturating_sub(used);
+        }
+        Some(times)
+    }
+
+    /// A turn was just played by `mover`: charge their clock, add the
+    /// increment, and start the other's. A player out of time loses.
+    pub fn charge_clock(&mut self, mover: Player) {
+        let used = self.turn_started.elapsed().as_millis() as u64;
+        self.turn_started = Instant::now();
+        let TimeControl::Clock { increment, .. } = self.time_control else {
+            return;
+        };
+        if !self.clocks_run() {
+            return;
+        }
+        let clock = &mut self.clocks[mover.index()];
+        if used > *clock {
+            *clock = 0;
+            self.flag(mover);
+        } else {
+            *clock = *clock - used + increment;
+        }
+    }
+
+    /// Ends the game: `loser` ran out of time.
+    fn flag(&mut self, loser: Player) {
+        if self.game.result().is_some() {
+            return;
+        }
+        self.game.resignation = Some(super::game::Resignation {
+            loser,
+            reason: "lost on time",
+        });
+        self.game_changed();
+        let over = self.game.over_text().unwrap_or_default();
+        self.tell(format!("game over: {over}"), false);
+    }
+
+    /// Ends the game when the mover's clock has run out; whether it did.
+    pub fn check_clock(&mut self) -> bool {
+        let Some(times) = self.clock_times() else {
+            return false;
+        };
+        if self.game.result().is_some() {
+            return false;
+        }
+        let mover = self.game.board().position.side_to_move();
+        if times[mover.index()] == 0 {
+            self.clocks[mover.index()] = 0;
+            self.flag(mover);
+            return true;
+        }
+        false
     }
 
     /// Starts evaluating every position of the game for the graph, at
@@ -448,7 +551,9 @@ impl State {
             }
             let position = self.game.position_line(tag.ply);
             let go = match tag.purpose {
-                Purpose::Turn => self.time_control.go(),
+                Purpose::Turn => self
+                    .time_control
+                    .go(self.clock_times().unwrap_or(self.clocks)),
                 Purpose::Analysis => "go infinite".to_string(),
                 Purpose::Scan => format!("go nodes {}", self.scan_nodes.unwrap_or(1000)),
             };
@@ -490,6 +595,9 @@ impl State {
         let limit = match self.time_control {
             TimeControl::Movetime(milliseconds) => Duration::from_millis(milliseconds),
             TimeControl::Nodes(_) => Duration::from_secs(60),
+            TimeControl::Clock { initial, .. } => {
+                Duration::from_millis(self.clocks.iter().copied().max().unwrap_or(initial))
+            }
         } + HANG_MARGIN;
         let mut changed = false;
         for index in 0..self.engines.len() {
@@ -683,6 +791,7 @@ impl State {
         match turn {
             Some(turn) => match self.game.play_text(&turn) {
                 Ok(()) => {
+                    self.charge_clock(tag.mover);
                     self.game_changed();
                     if let Some(over) = self.game.over_text() {
                         self.tell(format!("game over: {over}"), false);
