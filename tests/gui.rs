@@ -415,6 +415,24 @@ fn the_page_plays_analyses_and_reviews_in_a_browser() {
     );
     browser.screenshot("05-typed-turn");
 
+    // Choosing a ship highlights where it can go and what it can become;
+    // Escape lets go of it.
+    let ship = browser.script(
+        "const s = document.querySelector('[data-kind=\"ship\"][data-owner=\"0\"].choosable'); return s ? s.dataset.key : ''",
+    );
+    assert!(ship.starts_with("ship:"), "no ship of player 0 to choose");
+    browser.click_choosable(&ship);
+    browser.wait_for(
+        "targets for the chosen ship",
+        "return document.querySelector('.selected') && document.querySelectorAll('.choosable').length > 0 && document.getElementById('chooser').children.length > 0 ? 'yes' : 'no'",
+    );
+    browser.screenshot("06-ship-chosen");
+    browser.press('\u{E00C}');
+    browser.wait_for(
+        "the choice to be let go",
+        "return document.querySelector('.selected') ? 'no' : 'yes'",
+    );
+
     // Undo takes back the engine's turn and the person's.
     browser.click("#undo");
     browser.wait_for(
@@ -442,7 +460,7 @@ fn the_page_plays_analyses_and_reviews_in_a_browser() {
     );
     let lines = browser.script("return document.getElementById('analysis-lines').textContent");
     assert!(lines.contains("P0 "), "{lines}");
-    browser.screenshot("06-analysis");
+    browser.screenshot("07-analysis");
     browser.click("#analyse");
 
     // Review an SDG record: upload it, step with the keyboard.
@@ -465,7 +483,7 @@ fn the_page_plays_analyses_and_reviews_in_a_browser() {
             "three steps",
             "return document.getElementById('status').dataset.ply == 3 ? 'yes' : 'no'",
         );
-        browser.screenshot("07-review-turn-3");
+        browser.screenshot("08-review-turn-3");
         browser.press('\u{E010}');
         browser.wait_for(
             "the last turn",
@@ -476,7 +494,7 @@ fn the_page_plays_analyses_and_reviews_in_a_browser() {
             "the evaluation graph",
             "const line = document.querySelector('#graph polyline'); return line && line.getAttribute('points').split(' ').length == Number(document.getElementById('status').dataset.length) + 1 ? 'yes' : 'no'",
         );
-        browser.screenshot("08-review-end-graph");
+        browser.screenshot("09-review-end-graph");
     } else {
         eprintln!("skipping the review step: ../shared/sdg/1048.raw is missing");
     }
@@ -488,7 +506,7 @@ fn the_page_plays_analyses_and_reviews_in_a_browser() {
         "engines playing each other",
         "return document.getElementById('status').textContent.startsWith('watch') && Number(document.getElementById('status').dataset.length) >= 6 ? 'yes' : 'no'",
     );
-    browser.screenshot("09-watch");
+    browser.screenshot("10-watch");
 }
 
 /// Starts `supernova gui` on a free port with the given engine commands;

@@ -273,6 +273,16 @@ async function endTurn() {
   }
 }
 
+// A click key in words: "ship:Home0:0:r1" is "player 0's r1 at Home0".
+function keyText(key) {
+  const [kind, ...rest] = key.split(':');
+  if (kind === 'ship') return `player ${rest[1]}'s ${rest[2]} at ${rest[0]}`;
+  if (kind === 'bank') return `${rest[0]} from the bank`;
+  if (kind === 'sys') return rest[0];
+  if (kind === 'bankzone') return 'the bank';
+  return key;
+}
+
 function drawTurn() {
   const building = state.yourTurn && !state.result && turn.choices;
   const board = building ? turn.choices.board : state.board;
@@ -281,7 +291,7 @@ function drawTurn() {
   const list = building ? candidates() : [];
   $('selection').textContent = building
     ? (turn.prefix.length ? 'this turn: ' + turn.prefix.join(', ') : 'your turn') +
-      (turn.selection.length ? ' · chosen: ' + turn.selection.join(' → ') : '')
+      (turn.selection.length ? ' · chosen: ' + turn.selection.map(keyText).join(' → ') : '')
     : '';
   const chooser = $('chooser');
   chooser.textContent = '';
