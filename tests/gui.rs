@@ -565,6 +565,21 @@ fn bad_input_gets_a_message_and_leaves_the_game_intact() {
         body.contains("\"length\":2,") && body.contains("\"yourTurn\":true")
     });
     let hwpn = string_field(&before, "hwpn").unwrap();
+    // The game saved as an SDG record replays under the rules.
+    let (status, record) = http(port, "GET", "/api/record", "").unwrap();
+    assert_eq!(status, 200, "{record}");
+    let path = std::env::temp_dir().join(format!("supernova-gui-test-{}.sdg", std::process::id()));
+    std::fs::write(&path, &record).unwrap();
+    let replay = Command::new(env!("CARGO_BIN_EXE_supernova"))
+        .args(["replay", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&path);
+    let replayed = String::from_utf8_lossy(&replay.stdout);
+    assert!(
+        replayed.contains("1 legal, 0 illegal"),
+        "{record}\n{replayed}"
+    );
     for (path, body, expected) in [
         ("/api/turn", "build.r3.Home0", "cannot be played"),
         ("/api/turn", "fly me to the moon", "cannot be played"),

@@ -6,12 +6,15 @@
 //! rejected turn leaves the game as it was.
 
 use crate::notation::error::excerpt;
+use crate::notation::names::default_home_name;
 use crate::notation::play::{resolve, NamedTurn};
 use crate::notation::sdg::{Header, RecordTurn};
 use crate::notation::turn::{format_action, format_named_turn, parse_words, Strictness, Style};
 use crate::notation::{hwpn, Board};
 use crate::record::{write_record, GameRecord};
-use crate::rules::{Action, GameResult, GameStatus, History, Outcome, Player, Position, Rules};
+use crate::rules::{
+    Action, GameResult, GameStatus, History, Outcome, Player, Position, Rules, Slot,
+};
 
 /// How a game ended off the board: the rules do not cover resignations
 /// or clocks.
@@ -66,6 +69,13 @@ impl Game {
     pub fn new(start: Board, rules: Rules) -> Result<Game, String> {
         let history = History::new(start.position).map_err(|error| error.to_string())?;
         let from_startpos = start == Board::default();
+        // SDG records name each home after its player.
+        let player_names = Player::BOTH.map(|player| {
+            start
+                .names
+                .get(player.index() as Slot)
+                .map_or_else(|| default_home_name(player), str::to_string)
+        });
         Ok(Game {
             rules,
             boards: vec![start],
@@ -73,7 +83,7 @@ impl Game {
             history,
             resignation: None,
             claimed: None,
-            player_names: ["Player0".to_string(), "Player1".to_string()],
+            player_names,
             from_startpos,
         })
     }
@@ -307,8 +317,17 @@ impl Game {
         }
     }
 
-    /// The game as an SDG record, with the rules' result as a comment.
-    pub fn to_record(&self) -> String {
+    /// The game as an SDG record.
+    ///
+    /// # Errors
+    /// The game did not start from the empty board: a record cannot say so.
+    pub fn to_record(&self) -> Result<String, String> {
+        if self.boards[0].position != Position::start() {
+            return Err(
+                "a game set up from a position cannot be saved as an SDG record (records start from the empty board); copy its HWPN instead"
+                    .to_string(),
+            );
+        }
         let mut header = Header::two_player(0, &self.player_names[0], &self.player_names[1]);
         header.winner = self.result().and_then(|(outcome, _)| match outcome {
             Outcome::Win(player) => Some(self.player_names[player.index()].clone()),
@@ -322,7 +341,7 @@ impl Game {
                 Err(_) => break,
             }
         }
-        write_record(&header, &turns)
+        Ok(write_record(&header, &turns))
     }
 }
 
@@ -464,7 +483,13 @@ mod tests {
         assert_eq!(game.turns()[2].token, "build.g1.Home0");
         game.undo(1);
         assert_eq!(game.turns().len(), 2);
-        assert!(game.to_record().contains("2) Player1: Homeworld"));
+        let record = game.to_record().unwrap();
+        assert!(record.contains("2) Home1: Homeworld Y2 B1 G3"), "{record}");
+        let (replayed, note) = Game::from_record(&record).unwrap();
+        assert_eq!(note, None);
+        assert_eq!(replayed.turns().len(), 2);
+        let set_up = Game::new(hwpn::parse("r1b3:g3:/y2b1::g3 0").unwrap(), Rules::STANDARD);
+        assert!(set_up.unwrap().to_record().is_err());
     }
 
     #[test]

@@ -157,10 +157,16 @@ fn handle(mut request: Request, shared: &Arc<Shared>) {
                 Answer::json(state_json(&state))
             }
             (Method::Get, "/api/record") => {
-                let state = shared.lock();
-                Answer {
-                    download: Some("supernova-game.sdg".to_string()),
-                    ..Answer::asset("text/plain; charset=utf-8", &state.game.to_record())
+                let record = shared.lock().game.to_record();
+                match record {
+                    Ok(record) => Answer {
+                        download: Some("supernova-game.sdg".to_string()),
+                        ..Answer::asset("text/plain; charset=utf-8", &record)
+                    },
+                    Err(message) => {
+                        shared.update(|state| state.tell(&message, true));
+                        Answer::error(409, &message)
+                    }
                 }
             }
             (Method::Post, "/api/choices") => choices(shared, &body),

@@ -546,6 +546,21 @@ $('copy-position').onclick = async () => {
     say('select and copy: ' + text);
   }
 };
+$('save-record').onclick = async (event) => {
+  // Fetched first, so that a game that cannot be saved gets a message, not a file.
+  event.preventDefault();
+  const response = await fetch('/api/record');
+  if (!response.ok) {
+    const data = await response.json().catch(() => ({}));
+    say(data.error || 'the game could not be saved', true);
+    return;
+  }
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(await response.blob());
+  link.download = 'supernova-game.sdg';
+  link.click();
+  URL.revokeObjectURL(link.href);
+};
 $('load-record').onclick = () => command('/api/load', $('record-text').value);
 $('record-file').onchange = () => {
   const file = $('record-file').files[0];
