@@ -14,6 +14,7 @@ const SIZE = { 1: [16, 20], 2: [22, 28], 3: [28, 36] }; // [base, height]
 let state = null;          // the last state from the server
 let turn = { prefix: [], selection: [], choices: null, key: '' };
 let shownHwpn = null;      // the position last written into the HWPN box
+let drawnBoard = '';       // what the board shows now (see drawTurn)
 let pendingPly = null;     // the turn asked for and not shown yet (fast key presses add up)
 
 const $ = (id) => document.getElementById(id);
@@ -287,7 +288,13 @@ function drawTurn() {
   const building = state.yourTurn && !state.result && turn.choices;
   const board = building ? turn.choices.board : state.board;
   const keys = building ? nextKeys() : new Set();
-  drawBoard(board, keys, turn.selection);
+  // Redrawn only when it changes: a board rebuilt under the pointer (at each
+  // live analysis line) would swallow the person's clicks.
+  const signature = [board.hwpn, [...keys].join(','), turn.selection.join(',')].join('|');
+  if (signature !== drawnBoard) {
+    drawnBoard = signature;
+    drawBoard(board, keys, turn.selection);
+  }
   const list = building ? candidates() : [];
   $('selection').textContent = building
     ? (turn.prefix.length ? 'this turn: ' + turn.prefix.join(', ') : 'your turn') +
@@ -370,7 +377,8 @@ function drawMoves() {
     list.appendChild(item);
   });
   const current = list.querySelector('.current');
-  if (current) current.scrollIntoView({ block: 'nearest' });
+  if (current && list.dataset.shown !== String(state.ply)) current.scrollIntoView({ block: 'nearest' });
+  list.dataset.shown = state.ply;
   // The evaluation graph: player 0's win probability before each turn.
   const graph = $('graph');
   graph.textContent = '';
