@@ -9,7 +9,7 @@ const SVG = 'http://www.w3.org/2000/svg';
 const COLOURS = { r: '#e0453a', y: '#f2c230', g: '#3dbb4c', b: '#3f7ee8' };
 const DARK = { r: '#8c221b', y: '#8f6f0c', g: '#1d6b27', b: '#1d4590' };
 const COLOUR_WORDS = { r: 'red', y: 'yellow', g: 'green', b: 'blue' };
-const SIZE = { 1: [16, 20], 2: [22, 28], 3: [28, 36] }; // [base, height]
+const SIZE = { 1: [18, 24], 2: [25, 32], 3: [32, 41] }; // [base, height]
 
 let state = null;          // the last state from the server
 let turn = { prefix: [], selection: [], choices: null, key: '' };
@@ -83,15 +83,15 @@ function layout(board) {
   const places = {};
   const rows = { 1: [], 2: [], 3: [] };
   for (const system of board.systems) {
-    if (system.home === 0) places[system.name] = [95, 280];
-    else if (system.home === 1) places[system.name] = [865, 280];
+    if (system.home === 0) places[system.name] = [108, 270];
+    else if (system.home === 1) places[system.name] = [852, 270];
     else rows[system.stars[0][1]].push(system.name);
   }
-  const rowY = { 1: 100, 2: 250, 3: 400 };
+  const rowY = { 1: 95, 2: 250, 3: 405 };
   for (const size of [1, 2, 3]) {
     const names = rows[size];
     names.forEach((name, index) => {
-      const x = 250 + (460 * (index + 0.5)) / names.length;
+      const x = 235 + (490 * (index + 0.5)) / names.length;
       places[name] = [x, rowY[size] + (names.length > 3 && index % 2 ? 30 : 0)];
     });
   }
@@ -100,9 +100,9 @@ function layout(board) {
 
 // The width of a non-home system's box: narrower when a row is crowded.
 function systemWidth(board, system) {
-  if (system.home !== null) return 170;
+  if (system.home !== null) return 196;
   const inRow = board.systems.filter((other) => other.home === null && other.stars[0][1] === system.stars[0][1]).length;
-  return Math.max(96, Math.min(150, 460 / Math.max(1, inRow) - 6));
+  return Math.max(100, Math.min(164, 490 / Math.max(1, inRow) - 6));
 }
 
 function connected(first, second) {
@@ -135,15 +135,15 @@ function drawBoard(board, nextKeys, selected) {
     const group = element('g', { class: 'system' + (home ? ' home' : ''), 'data-system': system.name }, svg);
     mark(group, 'sys:' + system.name);
     const width = systemWidth(board, system);
-    const height = home ? 200 : 130;
+    const height = home ? 230 : 140;
     element('rect', { x: x - width / 2, y: y - height / 2, width, height, rx: 18, class: 'system-area' }, group);
     const title = element('text', { x, y: y - height / 2 - 6, 'text-anchor': 'middle' }, group);
     title.textContent = system.name + (home ? ` (home of player ${system.home})` : '');
     // Stars in the middle.
     const stars = element('g', { class: 'stars' }, group);
-    element('circle', { cx: x, cy: y, r: 26, class: 'halo' }, stars);
+    element('circle', { cx: x, cy: y, r: 30, class: 'halo' }, stars);
     system.stars.forEach((star, index) => {
-      const sx = x + (index - (system.stars.length - 1) / 2) * 30;
+      const sx = x + (index - (system.stars.length - 1) / 2) * 34;
       const node = element('g', { class: 'piece star', 'data-piece': star }, stars);
       pyramid(node, star, sx, y, 'up');
     });
@@ -155,8 +155,8 @@ function drawBoard(board, nextKeys, selected) {
         const row = Math.floor(index / perRow);
         const inRow = Math.min(perRow, ships.length - row * perRow);
         const column = index % perRow;
-        const sx = x + (column - (inRow - 1) / 2) * Math.min(29, (width - 20) / perRow);
-        const band = owner === 0 ? y + 42 + row * 26 : y - 42 - row * 26;
+        const sx = x + (column - (inRow - 1) / 2) * Math.min(34, (width - 24) / perRow);
+        const band = owner === 0 ? y + 48 + row * 30 : y - 48 - row * 30;
         const node = element('g', {
           class: `piece ship owner${owner}`,
           'data-kind': 'ship', 'data-system': system.name, 'data-owner': owner, 'data-piece': ship,
@@ -377,7 +377,10 @@ function drawMoves() {
     list.appendChild(item);
   });
   const current = list.querySelector('.current');
-  if (current && list.dataset.shown !== String(state.ply)) current.scrollIntoView({ block: 'nearest' });
+  // Scrolls the list only (scrollIntoView would scroll the page as well).
+  if (current && list.dataset.shown !== String(state.ply)) {
+    list.scrollTop = current.offsetTop - list.clientHeight / 2;
+  }
   list.dataset.shown = state.ply;
   // The evaluation graph: player 0's win probability before each turn.
   const graph = $('graph');
