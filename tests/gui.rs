@@ -595,6 +595,16 @@ fn bad_input_gets_a_message_and_leaves_the_game_intact() {
         let message = string_field(&answer, "error").unwrap_or_default();
         assert!(message.contains(expected), "{path} {body}: {message}");
     }
+    // Another site's page may not change the game.
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        stream,
+        "POST /api/new HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: http://example.com\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
     // A huge upload is refused before it is read.
     let huge = "x".repeat(2 << 20);
     let (status, answer) = http(port, "POST", "/api/load", &huge).unwrap();

@@ -143,6 +143,10 @@ fn handle(mut request: Request, shared: &Arc<Shared>) {
     };
     let answer = match read_body(&mut request) {
         Err(answer) => answer,
+        Ok(_) if *request.method() == Method::Post && !same_origin(&request) => Answer::error(
+            403,
+            "requests that change the game must come from the GUI's own page",
+        ),
         Ok(body) => match (request.method(), path) {
             (Method::Get, "/") | (Method::Get, "/index.html") => {
                 Answer::asset("text/html; charset=utf-8", PAGE_HTML)
@@ -192,6 +196,25 @@ fn handle(mut request: Request, shared: &Arc<Shared>) {
     }
     // A page that went away (closed socket) is no error of ours.
     let _ = request.respond(response);
+}
+
+/// Whether a request comes from the GUI's own page, or from no page at all
+/// (a command-line client): a browser names the page that sent a POST in
+/// `Origin`, and another site's page must not drive the engines or change
+/// the game behind the person's back.
+fn same_origin(request: &Request) -> bool {
+    let header = |name: &str| {
+        request
+            .headers()
+            .iter()
+            .find(|header| header.field.as_str().as_str().eq_ignore_ascii_case(name))
+            .map(|header| header.value.as_str().to_string())
+    };
+    match (header("Origin"), header("Host")) {
+        (None, _) => true,
+        (Some(origin), Some(host)) => origin.strip_prefix("http://").unwrap_or(&origin) == host,
+        (Some(_), None) => false,
+    }
 }
 
 /// Reads the body, at most [`MAX_BODY_BYTES`].
@@ -687,6 +710,10 @@ fn state_json(state: &State) -> String {
                     .map_or_else(|| "null".to_string(), |v| v.to_string()),
             );
             item.raw("turns", &array(line.turns.iter().map(|turn| string(turn))));
+            match line.proof {
+                Some(proof) => item.text("proof", proof),
+                None => item.raw("proof", "null"),
+            }
             item.finish()
         })
         .collect();

@@ -359,7 +359,8 @@ function drawAnalysis() {
     const value = document.createElement('span');
     value.className = 'value';
     const score = line.score !== null ? ` (${line.score > 0 ? '+' : ''}${(line.score / 1000).toFixed(2)})` : '';
-    value.textContent = (line.winprob !== null ? 'P0 ' + percent(line.winprob) : '?') + score;
+    const proof = line.proof ? ` proven ${line.proof} for the side to move` : '';
+    value.textContent = (line.winprob !== null ? 'P0 ' + percent(line.winprob) : '?') + score + proof;
     item.appendChild(value);
     item.appendChild(document.createTextNode(' ' + line.turns.join(' → ')));
     lines.appendChild(item);

@@ -138,6 +138,8 @@ pub struct Line {
     pub score: Option<i64>,
     /// The turns, in SDG form (as many as could be read).
     pub turns: Vec<String>,
+    /// A proven result for the side to move: `win`, `loss` or `draw`.
+    pub proof: Option<&'static str>,
 }
 
 /// The latest search lines.
@@ -741,6 +743,7 @@ impl State {
                 Player::Second => -score,
             }),
             turns,
+            proof: info.proof.map(crate::protocol::text::proof_word),
         };
         if rank == 1 {
             if let Some(winprob) = line.winprob {
