@@ -427,6 +427,9 @@ fn play_turn(state: &mut State, text: &str) -> Result<String, String> {
     let mover = game.board().position.side_to_move();
     match game.play_text(text) {
         Ok(()) => {
+            // A turn played before the end replaces the rest of the game,
+            // and the values of its positions with it.
+            state.evaluations.truncate(state.cursor + 1);
             state.game = game;
             state.charge_clock(mover);
             state.game_changed();
