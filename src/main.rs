@@ -264,6 +264,21 @@ enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Serve the web GUI on a local address and print it: play against an
+    /// engine, watch two engines, analyse a position, review an SDG record.
+    /// Engines run as child processes driven through the protocol.
+    Gui {
+        /// The TCP port (0: any free port).
+        #[arg(long, default_value_t = 8711)]
+        port: u16,
+        /// The address to listen on (loopback by default: the page controls engines).
+        #[arg(long, default_value = "127.0.0.1")]
+        bind: String,
+        /// An engine command line, such as "supernova engine" (give it twice
+        /// for two engines; default: this program's `engine` subcommand).
+        #[arg(long = "engine", value_name = "CMD", action = ArgAction::Append)]
+        engines: Vec<String>,
+    },
     /// Print the openings file of `match` (positions/openings.txt): the
     /// pairs of homeworld setups people played most in SuperDuperGames
     /// records, leaving out homes without yellow and blue.
@@ -917,6 +932,11 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
             out.flush()?;
             Ok(())
         }
+        Some(Command::Gui {
+            port,
+            bind,
+            engines,
+        }) => Ok(supernova::tools::gui::serve(&bind, port, &engines)?),
         Some(Command::Engine) | None => {
             protocol::run(std::io::stdin(), std::io::stdout());
             Ok(())

@@ -7,6 +7,7 @@
 
 pub mod analyse;
 pub mod bench;
+pub mod gui;
 pub mod match_runner;
 pub mod openings;
 pub mod play;
