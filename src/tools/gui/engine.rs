@@ -14,7 +14,7 @@ use std::process::{Child, ChildStdin, Command as Process, Stdio};
 
 use crate::notation::error::excerpt;
 use crate::protocol::lines::{read_line, LineRead};
-use crate::protocol::reply::{self, Info, Reply};
+use crate::protocol::reply::{self, Info, Reply, Score};
 
 /// How to start an engine: a program and its arguments.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -187,10 +187,10 @@ pub fn tolerant_info(line: &str) -> Option<Info> {
             "score" => {
                 let unit = words.next();
                 let amount = words.peek().and_then(|value| value.parse::<i64>().ok());
-                info.score_cp = match (unit, amount) {
-                    (Some("cp"), Some(amount)) => Some(amount),
-                    (Some("mate"), Some(amount)) => Some(if amount > 0 { 1000 } else { -1000 }),
-                    _ => info.score_cp,
+                info.score = match (unit, amount) {
+                    (Some("cp"), Some(amount)) => Some(Score::Centipawns(amount)),
+                    (Some("mate"), Some(amount)) => Some(Score::Mate(amount)),
+                    _ => info.score,
                 };
                 known = true;
                 continue;
@@ -214,11 +214,11 @@ mod tests {
     #[test]
     fn unknown_info_fields_are_skipped() {
         let info = tolerant_info(
-            "info depth 4 multipv 1 score mate 3 wdl 900 50 50 winprob 950 nodes 77 pv build.g1.Home0 pass",
+            "info depth 4 multipv 1 score mate 3 tbhits 9 winprob 950 nodes 77 pv build.g1.Home0 pass",
         )
         .unwrap();
         assert_eq!(info.depth, Some(4));
-        assert_eq!(info.score_cp, Some(1000));
+        assert_eq!(info.score, Some(Score::Mate(3)));
         assert_eq!(info.winprob, Some(950));
         assert_eq!(info.nodes, Some(77));
         assert_eq!(info.pv, vec!["build.g1.Home0", "pass"]);

@@ -17,7 +17,7 @@ use super::engine::{EngineCommand, EngineEvent, EngineLink};
 use super::game::Game;
 use crate::notation::turn::Style;
 use crate::notation::Board;
-use crate::protocol::reply::{Info, Reply};
+use crate::protocol::reply::{Info, Reply, Score};
 use crate::rules::{Player, Rules};
 
 /// How long past its limit an engine may take to answer a turn before it
@@ -708,7 +708,7 @@ impl State {
                 }
             }
             EngineEvent::Reply(Reply::Info(info)) => self.on_info(index, &info),
-            EngineEvent::Reply(Reply::BestMove(turn)) => self.on_bestmove(index, turn),
+            EngineEvent::Reply(Reply::BestMove { turn, .. }) => self.on_bestmove(index, turn),
             EngineEvent::Reply(_) => {}
         }
     }
@@ -738,12 +738,24 @@ impl State {
         let line = Line {
             rank,
             winprob: info.winprob.map(for_first),
-            score: info.score_cp.map(|score| match tag.mover {
-                Player::First => score,
-                Player::Second => -score,
+            score: info.score.map(|score| {
+                // A proven result counts as a whole win or loss.
+                let score = match score {
+                    Score::Centipawns(score) => score,
+                    Score::Mate(turns) if turns > 0 => 1000,
+                    Score::Mate(_) => -1000,
+                };
+                match tag.mover {
+                    Player::First => score,
+                    Player::Second => -score,
+                }
             }),
             turns,
-            proof: info.proof.map(crate::protocol::text::proof_word),
+            proof: info.score.and_then(|score| match score {
+                Score::Mate(turns) if turns > 0 => Some("win"),
+                Score::Mate(_) => Some("loss"),
+                Score::Centipawns(_) => None,
+            }),
         };
         if rank == 1 {
             if let Some(winprob) = line.winprob {
