@@ -221,7 +221,9 @@ impl Searcher {
         let solver = &mut self.solver;
         let choice = root::choose(&reading, check, position, &rules, &tunables, solver);
         let budget = verifier.remaining(threats::root_budget(job.limits, plan.soft));
-        let choice = if verifier.proven_safe(&choice.actions) {
+        let choice = if let Some(safer) = verifier.safer_choice(&choice, &reading) {
+            safer
+        } else if verifier.proven_safe(&choice.actions) {
             choice
         } else {
             threats::defend(choice, &reading, position, &rules, &tunables, budget)

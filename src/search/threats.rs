@@ -489,8 +489,12 @@ pub(super) struct RootVerifier {
     start: Instant,
     /// Time the checks have taken.
     spent: Duration,
-    /// Time the checks may take, on the clock.
+    /// Time the checks may take on the clock, credited to the search.
     allowance: Duration,
+    /// Set when a check refuted a turn: the position is under a threat, and
+    /// finding a defence matters more than the tree's finer choice, so the
+    /// checks may then take tree time too (up to [`VERIFY_UNTIL`]).
+    threatened: bool,
     /// The node limit, if the search has one and no clock.
     nodes: Option<u64>,
     /// Work left for the checks.
@@ -519,6 +523,7 @@ impl RootVerifier {
             start,
             spent: Duration::ZERO,
             allowance: soft.map_or(Duration::ZERO, |soft| soft / TIME_SHARE),
+            threatened: false,
             nodes,
             work,
             exhausted: false,
@@ -559,7 +564,12 @@ impl RootVerifier {
         let deadline = match (self.soft, self.nodes) {
             (Some(soft), _) => {
                 let searched = self.start.elapsed().saturating_sub(self.credit());
-                let left = self.allowance.saturating_sub(self.spent);
+                let limit = if self.threatened {
+                    self.allowance.max(soft.mul_f64(VERIFY_UNTIL))
+                } else {
+                    self.allowance
+                };
+                let left = limit.saturating_sub(self.spent);
                 if searched < soft.mul_f64(VERIFY_FROM) || searched >= soft.mul_f64(VERIFY_UNTIL) {
                     return;
                 }
@@ -628,8 +638,37 @@ impl RootVerifier {
                     );
                 }
                 self.refuted.push(best.actions);
+                self.threatened = true;
             }
+            // A check that runs out of its share is itself a sign of
+            // danger (a safe turn in a quiet position checks quickly): the
+            // next check may take tree time. A second one ends the checks.
+            None if !self.threatened => self.threatened = true,
             None => self.exhausted = true,
         }
+    }
+
+    /// The turn to play instead of `choice` when the search found the
+    /// position under threat and `choice` was not proven to defend: the
+    /// tree's best turn among those proven to defend, else the last found.
+    /// A proven defence beats an unchecked turn there, since the checks
+    /// just showed that plausible turns lose by force.
+    pub(super) fn safer_choice(&self, choice: &Choice, reading: &TreeReading) -> Option<Choice> {
+        if !self.threatened || self.safe.is_empty() || self.proven_safe(&choice.actions) {
+            return None;
+        }
+        let (actions, value) = reading
+            .turns()
+            .find(|turn| self.proven_safe(&turn.actions))
+            .map(|turn| (turn.actions.clone(), turn.value))
+            .or_else(|| {
+                let last = self.safe.last()?;
+                Some((last.clone(), choice.value))
+            })?;
+        Some(Choice {
+            actions,
+            value,
+            decision: Decision::TwoTurnDefence,
+        })
     }
 }
