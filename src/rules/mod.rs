@@ -7,6 +7,7 @@
 
 pub mod generate;
 pub mod history;
+pub mod legality;
 pub mod piece;
 pub mod position;
 pub mod profile;
