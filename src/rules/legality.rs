@@ -305,3 +305,42 @@ where
 pub fn fades(rules: &Rules, is_home: bool, has_star: bool, has_ships: bool) -> bool {
     !has_star || !has_ships && (!is_home || rules.home_vanishes_when_empty)
 }
+
+/// The turn state after a pass (R10.4): one unused sacrifice action fewer,
+/// or the turn's core done.
+#[inline]
+pub fn state_after_pass(state: TurnState) -> TurnState {
+    match state {
+        TurnState::Sacrifice { colour, remaining } => TurnState::Sacrifice {
+            colour,
+            remaining: remaining.saturating_sub(1),
+        },
+        _ => TurnState::Done,
+    }
+}
+
+/// The turn state after a colour action: one sacrifice action fewer, or the
+/// basic action done.
+#[inline]
+pub fn state_after_colour_action(state: TurnState) -> TurnState {
+    state_after_pass(state)
+}
+
+/// The turn state after a catastrophe (R8.6): unchanged under `anytime`
+/// and at the start of a turn; otherwise only more catastrophes may follow.
+#[inline]
+pub fn state_after_catastrophe(rules: &Rules, state: TurnState) -> TurnState {
+    match (rules.catastrophe_timing, state) {
+        (CatastropheTiming::Anytime, _) | (_, TurnState::Start) => state,
+        _ => TurnState::Done,
+    }
+}
+
+/// A sacrifice with no actions left is a finished core.
+#[inline]
+pub fn settle_state(state: TurnState) -> TurnState {
+    match state {
+        TurnState::Sacrifice { remaining: 0, .. } => TurnState::Done,
+        other => other,
+    }
+}

@@ -30,7 +30,7 @@ use std::fmt;
 
 use super::legality::{self, ColourActionFacts};
 use super::piece::{Colour, Piece, PieceSet, Player};
-use super::profile::{CatastropheTiming, Rules, SelfElimination};
+use super::profile::{Rules, SelfElimination};
 
 /// Index of a system slot: 0 and 1 are the homes, 2..18 the other systems.
 pub type Slot = u8;
@@ -529,17 +529,6 @@ impl Patch {
         patched_hash
             .wrapping_sub(META_KEYS[self.meta as usize])
             .wrapping_add(META_KEYS[ended as usize])
-    }
-}
-
-/// The state after a colour action: one sacrifice action fewer, or done.
-fn after_colour_action(state: TurnState) -> TurnState {
-    match state {
-        TurnState::Sacrifice { colour, remaining } => TurnState::Sacrifice {
-            colour,
-            remaining: remaining.saturating_sub(1),
-        },
-        _ => TurnState::Done,
     }
 }
 
@@ -1065,13 +1054,7 @@ impl Position {
                 patch.meta |= META_CREATED[me];
                 TurnState::Done
             }
-            Action::Pass => match state {
-                TurnState::Sacrifice { colour, remaining } => TurnState::Sacrifice {
-                    colour,
-                    remaining: remaining.saturating_sub(1),
-                },
-                _ => TurnState::Done,
-            },
+            Action::Pass => legality::state_after_pass(state),
             Action::Catastrophe { system, colour } => {
                 let word = self.stored_word(system);
                 let fields = 0x3F_u64 << (6 * colour.index());
@@ -1084,10 +1067,7 @@ impl Position {
                     }
                 }
                 patch.push(system, settled(rules, system, kept));
-                match (rules.catastrophe_timing, state) {
-                    (CatastropheTiming::Anytime, _) | (_, TurnState::Start) => state,
-                    _ => TurnState::Done,
-                }
+                legality::state_after_catastrophe(rules, state)
             }
             Action::Sacrifice { system, ship } => {
                 let word = self.stored_word(system) - unit(me, ship);
@@ -1099,25 +1079,25 @@ impl Position {
             }
             Action::Build { system, piece } => {
                 patch.push(system, self.stored_word(system) + unit(me, piece));
-                after_colour_action(state)
+                legality::state_after_colour_action(state)
             }
             Action::Trade { system, from, to } => {
                 patch.push(
                     system,
                     self.stored_word(system) - unit(me, from) + unit(me, to),
                 );
-                after_colour_action(state)
+                legality::state_after_colour_action(state)
             }
             Action::Capture { system, ship } => {
                 let word = self.stored_word(system) - unit(1 - me, ship) + unit(me, ship);
                 patch.push(system, word);
-                after_colour_action(state)
+                legality::state_after_colour_action(state)
             }
             Action::Move { from, to, ship } => {
                 let origin = self.stored_word(from) - unit(me, ship);
                 patch.push(from, settled(rules, from, origin));
                 patch.push(to, self.stored_word(to) + unit(me, ship));
-                after_colour_action(state)
+                legality::state_after_colour_action(state)
             }
             Action::Discover { from, ship, star } => {
                 // The star is taken before the ship leaves (rules.md §6.3), so
@@ -1127,13 +1107,10 @@ impl Position {
                     patch.push(from, settled(rules, from, origin));
                     patch.push(slot, unit(me, ship) | (star.index() as u64 + 1) << 48);
                 }
-                after_colour_action(state)
+                legality::state_after_colour_action(state)
             }
         };
-        let next_state = match next_state {
-            TurnState::Sacrifice { remaining: 0, .. } => TurnState::Done,
-            other => other,
-        };
+        let next_state = legality::settle_state(next_state);
         patch.meta =
             patch.meta & ((1 << META_TURN_SHIFT) - 1) | next_state.encode() << META_TURN_SHIFT;
         patch
