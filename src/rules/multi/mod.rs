@@ -381,9 +381,9 @@ impl fmt::Display for MultiSetupError {
 
 impl std::error::Error for MultiSetupError {}
 
-/// Why a resignation cannot be applied.
+/// Why a resignation or a skipped turn cannot be applied.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ResignError {
+pub enum SeatError {
     /// The seat is not in the game.
     NoSuchSeat,
     /// The player is already out.
@@ -394,18 +394,18 @@ pub enum ResignError {
     GameOver,
 }
 
-impl fmt::Display for ResignError {
+impl fmt::Display for SeatError {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         formatter.write_str(match self {
-            ResignError::NoSuchSeat => "no player sits there",
-            ResignError::AlreadyOut => "that player is already out of the game",
-            ResignError::MidTurn => "a resignation must come between turns",
-            ResignError::GameOver => "the game is over",
+            SeatError::NoSuchSeat => "no player sits there",
+            SeatError::AlreadyOut => "that player is already out of the game",
+            SeatError::MidTurn => "a resignation must come between turns",
+            SeatError::GameOver => "the game is over",
         })
     }
 }
 
-impl std::error::Error for ResignError {}
+impl std::error::Error for SeatError {}
 
 /// The parts of a [`MultiPosition`], for the text parser and tests.
 #[derive(Clone, Debug)]
@@ -1004,18 +1004,18 @@ impl MultiPosition {
     /// # Errors
     /// An unknown seat, a player already out, a turn in progress, or a
     /// finished game; the position is then unchanged.
-    pub fn resign(&mut self, seat: Seat) -> Result<MultiOutcome, ResignError> {
+    pub fn resign(&mut self, seat: Seat) -> Result<MultiOutcome, SeatError> {
         if seat >= self.players {
-            return Err(ResignError::NoSuchSeat);
+            return Err(SeatError::NoSuchSeat);
         }
         if self.outcome != MultiOutcome::Ongoing {
-            return Err(ResignError::GameOver);
+            return Err(SeatError::GameOver);
         }
         if self.out.contains(seat) {
-            return Err(ResignError::AlreadyOut);
+            return Err(SeatError::AlreadyOut);
         }
         if self.turn_state != TurnState::Start {
-            return Err(ResignError::MidTurn);
+            return Err(SeatError::MidTurn);
         }
         self.out.insert(seat);
         self.resigned.insert(seat);
@@ -1024,6 +1024,47 @@ impl MultiPosition {
             self.decided_by_resignation = true;
         } else if self.side_to_move == seat {
             self.side_to_move = self.next_in_game(seat).unwrap_or(seat);
+        }
+        Ok(self.outcome)
+    }
+
+    /// Gives the turn to `seat` between turns, skipping the players in
+    /// between: they lose their turn, as if they passed. SDG's turn order
+    /// after an elimination was faulty (players said so in the records), so
+    /// a replay follows the record's movers; see `positions/README.md`.
+    /// A skipped player who has not created a homeworld never joined the
+    /// game and leaves it, like a resignation.
+    ///
+    /// # Errors
+    /// An unknown seat, a player out of the game, a turn in progress, or a
+    /// finished game; the position is then unchanged.
+    pub fn skip_to(&mut self, seat: Seat) -> Result<MultiOutcome, SeatError> {
+        if seat >= self.players {
+            return Err(SeatError::NoSuchSeat);
+        }
+        if self.outcome != MultiOutcome::Ongoing {
+            return Err(SeatError::GameOver);
+        }
+        if self.out.contains(seat) {
+            return Err(SeatError::AlreadyOut);
+        }
+        if self.turn_state != TurnState::Start {
+            return Err(SeatError::MidTurn);
+        }
+        while self.side_to_move != seat {
+            let skipped = self.side_to_move;
+            if !self.created.contains(skipped) {
+                self.out.insert(skipped);
+                self.resigned.insert(skipped);
+            }
+            self.side_to_move = (skipped + 1) % self.players;
+            while self.out.contains(self.side_to_move) && self.side_to_move != seat {
+                self.side_to_move = (self.side_to_move + 1) % self.players;
+            }
+        }
+        self.outcome = self.standing(self.in_game());
+        if self.outcome != MultiOutcome::Ongoing {
+            self.decided_by_resignation = true;
         }
         Ok(self.outcome)
     }
