@@ -507,6 +507,13 @@ fn replay(rules: &Rules, files: &[PathBuf], out: &mut dyn Write) -> Result<(), F
 /// Prints the position before a turn of a record.
 fn show(rules: &Rules, game: &Path, turn: u32, out: &mut dyn Write) -> Result<(), Failure> {
     let record = read_record(game)?;
+    if record.is_multi_player() {
+        let board = record
+            .multi_board_before(rules, turn)
+            .map_err(|error| format!("{}: {error}", game.display()))?;
+        writeln!(out, "{}", supernova::notation::multi::write_board(&board))?;
+        return Ok(());
+    }
     let board = record
         .board_before(rules, turn)
         .map_err(|error| format!("{}: {error}", game.display()))?;

@@ -16,7 +16,9 @@ use crate::rules::multi::{
 };
 use crate::rules::Rules;
 
-use super::{GameRecord, GameReport, IllegalTurn, ReplayError, Verdict, HARMLESS_VARIANTS};
+use super::{
+    GameRecord, GameReport, IllegalTurn, ReplayError, ShowError, Verdict, HARMLESS_VARIANTS,
+};
 
 /// The variants that name the Sinister victory condition.
 const SINISTER_VARIANTS: [&str; 2] = ["Sinister", "Left man down"];
@@ -224,7 +226,16 @@ impl GameRecord {
         let mut turns = Vec::with_capacity(self.turns.len());
         let mut illegal = None;
         let mut skipped = Vec::new();
-        for turn in &self.turns {
+        let last_turn: Vec<usize> = names
+            .iter()
+            .map(|name| {
+                self.turns
+                    .iter()
+                    .rposition(|turn| turn.player.eq_ignore_ascii_case(name))
+                    .unwrap_or(0)
+            })
+            .collect();
+        for (index, turn) in self.turns.iter().enumerate() {
             let stop = |reason| {
                 Some(IllegalTurn {
                     number: turn.number,
@@ -245,7 +256,20 @@ impl GameRecord {
                 .position(|name| name.eq_ignore_ascii_case(&turn.player));
             if let Some(seat) = recorded {
                 let seat = seat as Seat;
-                if seat != board.position.side_to_move() && board.position.skip_to(seat).is_ok() {
+                // Players who never move again have left the game, unless
+                // that would decide it: an unprinted departure is inferred
+                // to keep the turn order, never to name a winner.
+                let mut leaving = Seats(
+                    (0..names.len())
+                        .filter(|&other| last_turn[other] < index)
+                        .fold(0, |bits, other| bits | 1 << other),
+                );
+                if board.position.in_game().without(leaving).len() < 2 {
+                    leaving = Seats::EMPTY;
+                }
+                if seat != board.position.side_to_move()
+                    && board.position.skip_to(seat, leaving).is_ok()
+                {
                     skipped.push((turn.number, seat));
                 }
             }
@@ -380,5 +404,31 @@ fn describe_outcome(position: &MultiPosition, names: &[String]) -> String {
         }
         MultiOutcome::Draw => "it was a draw".to_string(),
         MultiOutcome::Ongoing => "it was not".to_string(),
+    }
+}
+
+impl GameRecord {
+    /// The multi-player board before the site's turn `number`; one past the
+    /// last turn gives the final position (after the last resignations).
+    ///
+    /// # Errors
+    /// The turn is out of range, the game is not replayable, or an earlier
+    /// turn is illegal.
+    pub fn multi_board_before(&self, rules: &Rules, number: u32) -> Result<MultiBoard, ShowError> {
+        if let Some(reason) = self.multi_unsupported() {
+            return Err(ShowError::Skipped(reason));
+        }
+        let last = self.turns.len() as u32 + 1;
+        if number == 0 || number > last {
+            return Err(ShowError::OutOfRange { number, last });
+        }
+        let walk = self.walk_multi(rules);
+        if let Some(turn) = walk.turns.iter().find(|turn| turn.number == number) {
+            return Ok(turn.board.clone());
+        }
+        match walk.illegal {
+            Some(illegal) if illegal.number < number => Err(ShowError::Illegal(illegal)),
+            _ => Ok(walk.board),
+        }
     }
 }

@@ -819,9 +819,11 @@ impl MultiPosition {
         Ok(())
     }
 
-    /// Applies the fade rules (R9) to a slot after a change.
+    /// Applies the fade rules (R9) to a slot after a change. The home of a
+    /// player out of the game is an ordinary system: it fades when no ship
+    /// is left there (SDG, game 13860 turn 86; BGA does the same).
     fn settle(&mut self, rules: &Rules, slot: Slot) {
-        let is_home = self.is_home(slot);
+        let is_home = self.is_home(slot) && !self.out.contains(slot);
         let system = &mut self.systems[slot as usize];
         let has_ships = !system.all_ships().is_empty();
         if legality::fades(rules, is_home, system.exists(), has_ships) {
@@ -947,6 +949,9 @@ impl MultiPosition {
         }
         let target = self.next_in_game(mover);
         self.out = Seats(self.out.0 | eliminated.0);
+        for seat in eliminated.iter() {
+            self.settle(rules, seat);
+        }
         self.turn_state = TurnState::Start;
         self.outcome = self.judge(mover, target, eliminated);
         if self.outcome == MultiOutcome::Ongoing {
@@ -1020,6 +1025,7 @@ impl MultiPosition {
         self.out.insert(seat);
         self.resigned.insert(seat);
         self.outcome = self.standing(self.in_game());
+        // The resigning player's home stays while ships are there.
         if self.outcome != MultiOutcome::Ongoing {
             self.decided_by_resignation = true;
         } else if self.side_to_move == seat {
@@ -1029,16 +1035,17 @@ impl MultiPosition {
     }
 
     /// Gives the turn to `seat` between turns, skipping the players in
-    /// between: they lose their turn, as if they passed. SDG's turn order
-    /// after an elimination was faulty (players said so in the records), so
-    /// a replay follows the record's movers; see `positions/README.md`.
-    /// A skipped player who has not created a homeworld never joined the
-    /// game and leaves it, like a resignation.
+    /// between. SDG's turn order after an elimination or resignation was
+    /// faulty (players said so in the records), so a replay follows the
+    /// record's movers; see `positions/README.md`. A skipped player in
+    /// `leaving` left the game there (a resignation or time-out the record
+    /// does not print); any other skipped player loses the turn, as if they
+    /// passed.
     ///
     /// # Errors
     /// An unknown seat, a player out of the game, a turn in progress, or a
     /// finished game; the position is then unchanged.
-    pub fn skip_to(&mut self, seat: Seat) -> Result<MultiOutcome, SeatError> {
+    pub fn skip_to(&mut self, seat: Seat, leaving: Seats) -> Result<MultiOutcome, SeatError> {
         if seat >= self.players {
             return Err(SeatError::NoSuchSeat);
         }
@@ -1053,7 +1060,7 @@ impl MultiPosition {
         }
         while self.side_to_move != seat {
             let skipped = self.side_to_move;
-            if !self.created.contains(skipped) {
+            if leaving.contains(skipped) {
                 self.out.insert(skipped);
                 self.resigned.insert(skipped);
             }
