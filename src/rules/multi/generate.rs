@@ -20,14 +20,14 @@ impl MultiPosition {
     /// Ending the turn is not an action: see [`MultiPosition::end_turn`].
     pub fn legal_actions(&self, rules: &Rules, list: &mut MultiActionList) {
         list.clear();
+        let bank = self.bank();
         let mut push = |action: MultiAction| {
-            if self.check(rules, action).is_ok() {
+            if self.check_with_bank(rules, action, bank).is_ok() {
                 list.push(action);
             }
         };
         let mover = self.side_to_move();
         let me = mover as usize;
-        let bank = self.bank();
         if !self.created().contains(mover) {
             for_each_setup(bank, &mut push);
             push(Action::Pass.into());

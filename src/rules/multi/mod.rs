@@ -727,6 +727,17 @@ impl MultiPosition {
     /// # Errors
     /// Why the action is illegal.
     pub fn check(&self, rules: &Rules, action: MultiAction) -> Result<(), IllegalReason> {
+        self.check_with_bank(rules, action, self.bank())
+    }
+
+    /// [`MultiPosition::check`] with the bank already worked out, for the
+    /// generator, which checks many candidates against one bank.
+    pub(crate) fn check_with_bank(
+        &self,
+        rules: &Rules,
+        action: MultiAction,
+        bank: Fleet,
+    ) -> Result<(), IllegalReason> {
         if self.outcome != MultiOutcome::Ongoing {
             return Err(IllegalReason::GameOver);
         }
@@ -746,7 +757,7 @@ impl MultiPosition {
             if state != TurnState::Start {
                 return Err(IllegalReason::TurnCoreUsed);
             }
-            return legality::check_homeworld(rules, star, second_star, ship, self.bank());
+            return legality::check_homeworld(rules, star, second_star, ship, bank);
         }
         if !self.created.contains(mover) {
             if plain != Action::Pass || !rules.setup_pass {
@@ -794,7 +805,7 @@ impl MultiPosition {
                     ColourActionFacts {
                         own: here.ships[me],
                         enemy,
-                        bank: self.bank(),
+                        bank,
                         origin_sizes: here.stars.size_mask(),
                         destination_sizes: || match plain {
                             Action::Move { to, .. } if self.system(to).exists() => {
