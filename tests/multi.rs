@@ -15,9 +15,7 @@ use supernova::notation::turn::Style;
 use supernova::record::multi::{record_turn, resignation_comment, victory_variants};
 use supernova::record::{GameRecord, Verdict};
 use supernova::rules::legality::PieceCounts;
-use supernova::rules::multi::{
-    MultiAction, MultiOutcome, MultiPosition, Seat, Seats, Victory,
-};
+use supernova::rules::multi::{MultiAction, MultiOutcome, MultiPosition, Seat, Seats, Victory};
 use supernova::rules::{Action, ActionList, Outcome, Piece, Player, Position, Rules, TurnState};
 
 /// What `supernova replay --rules sdg` says of each record in
@@ -105,7 +103,10 @@ fn the_real_multi_player_records_replay_through_the_binary() {
         assert!(said.starts_with(verdict), "game {game}: {line}");
         // A result on the board names the record's winner.
         if let Some(name) = verdict.split(['(', ')']).nth(1) {
-            assert!(line.ends_with(&format!("(record: Winner {name})")), "{line}");
+            assert!(
+                line.ends_with(&format!("(record: Winner {name})")),
+                "{line}"
+            );
         }
     }
 }
@@ -187,17 +188,16 @@ fn raid(victory: Victory, capture_text: &str) -> (MultiBoard, Result<MultiOutcom
 fn victory_conditions_decide_the_same_capture_differently() {
     // Alice captures Bob's only ship at home: Bob is eliminated.
     let (board, result) = raid(Victory::Sinister, "attack g1e B");
-    assert_eq!(result, Ok(MultiOutcome::Win(Seats(1))), "Bob was her target");
+    assert_eq!(
+        result,
+        Ok(MultiOutcome::Win(Seats(1))),
+        "Bob was her target"
+    );
     assert_eq!(board.position.out(), Seats(0b010));
     let (board, result) = raid(Victory::LastManStanding, "attack g1e B");
     assert_eq!(result, Ok(MultiOutcome::Ongoing), "Carol still stands");
     assert_eq!(board.position.side_to_move(), 2, "Bob's turn is skipped");
-    let (_, result) = raid(
-        Victory::GoodVersusEvil {
-            evil: Seats(1),
-        },
-        "attack g1e B",
-    );
+    let (_, result) = raid(Victory::GoodVersusEvil { evil: Seats(1) }, "attack g1e B");
     assert_eq!(
         result,
         Ok(MultiOutcome::Win(Seats(1))),
@@ -216,11 +216,10 @@ fn sinister_targets_move_on_and_good_wins_when_evil_is_gone() {
     let rules = Rules::SDG;
     // Carol (2) eliminates Bob (1), Alice's target: nobody wins, and
     // Alice's target becomes Carol.
-    let mut position = multi::parse(
-        "players=3 A=r1y3:r3g3::/B=g2b1::g1:r3/C=g1b2:::y3 2 victory=sinister",
-    )
-    .unwrap()
-    .position;
+    let mut position =
+        multi::parse("players=3 A=r1y3:r3g3::/B=g2b1::g1:r3/C=g1b2:::y3 2 victory=sinister")
+            .unwrap()
+            .position;
     assert_eq!(position.next_in_game(0), Some(1));
     let capture = MultiAction::Capture {
         system: 1,
@@ -238,7 +237,10 @@ fn sinister_targets_move_on_and_good_wins_when_evil_is_gone() {
     .unwrap()
     .position;
     position.try_apply(&rules, capture).unwrap();
-    assert_eq!(position.end_turn(&rules), Ok(MultiOutcome::Win(Seats(0b101))));
+    assert_eq!(
+        position.end_turn(&rules),
+        Ok(MultiOutcome::Win(Seats(0b101)))
+    );
 }
 
 #[test]
@@ -258,10 +260,7 @@ fn self_elimination_and_mutual_elimination() {
         .unwrap_err();
     assert!(error.to_string().contains("eliminate the mover"), "{error}");
     // The last two players eliminated together: a draw.
-    let mut board = multi::parse(
-        "players=3 A=r1y3:y3::y3g3/x/C=y2:y1y1::r1 0 out=1",
-    )
-    .unwrap();
+    let mut board = multi::parse("players=3 A=r1y3:y3::y3g3/x/C=y2:y1y1::r1 0 out=1").unwrap();
     let turn = board
         .play_turn_text(&Rules::SDG, "move y3 A C; catastrophe C yellow")
         .unwrap();
@@ -291,7 +290,8 @@ fn resignations_and_skipped_turns_in_records() {
     assert_eq!(record.replay(&rules).verdict, Verdict::Unfinished);
     // A turn the record gives to a later player: the ones in between lose
     // their turn (SDG's turn order after an elimination was faulty).
-    let skipping = SINISTER_GAME.to_string() + "\n5) Bob: Pass\n\n6) Alice: Pass\n\n7) Carol: Pass\n";
+    let skipping =
+        SINISTER_GAME.to_string() + "\n5) Bob: Pass\n\n6) Alice: Pass\n\n7) Carol: Pass\n";
     let record = GameRecord::parse_sdg(&skipping).unwrap();
     let walk = record.walk_multi(&rules);
     assert!(walk.illegal.is_none(), "{:?}", walk.illegal);
@@ -317,7 +317,10 @@ fn two_player_text(position: &Position) -> (Vec<String>, usize, Outcome) {
         .occupied_slots()
         .map(|slot| {
             let system = position.system(slot);
-            format!("{slot}:{}:{}:{}", system.stars, system.ships[0], system.ships[1])
+            format!(
+                "{slot}:{}:{}:{}",
+                system.stars, system.ships[0], system.ships[1]
+            )
         })
         .collect();
     systems.sort();
@@ -335,14 +338,19 @@ fn multi_as_two_player_text(position: &MultiPosition) -> (Vec<String>, usize, Ou
         .occupied_slots()
         .map(|slot| {
             let system = position.system(slot);
-            format!("{slot}:{}:{}:{}", system.stars, system.ships[0], system.ships[1])
+            format!(
+                "{slot}:{}:{}:{}",
+                system.stars, system.ships[0], system.ships[1]
+            )
         })
         .collect();
     systems.sort();
     let outcome = match position.outcome() {
         MultiOutcome::Ongoing => Outcome::Ongoing,
         MultiOutcome::Draw => Outcome::Draw,
-        MultiOutcome::Win(seats) => Outcome::Win(Player::BOTH[seats.iter().next().unwrap() as usize]),
+        MultiOutcome::Win(seats) => {
+            Outcome::Win(Player::BOTH[seats.iter().next().unwrap() as usize])
+        }
     };
     let side = if outcome == Outcome::Ongoing {
         position.side_to_move() as usize
@@ -369,7 +377,11 @@ fn two_players_play_exactly_the_two_player_game() {
     let mut actions = ActionList::default();
     let mut multi_actions = Vec::new();
     for game in 0..150 {
-        let rules = if game % 2 == 0 { Rules::SDG } else { Rules::STANDARD };
+        let rules = if game % 2 == 0 {
+            Rules::SDG
+        } else {
+            Rules::STANDARD
+        };
         let mut two = Position::start();
         let mut many = MultiPosition::start(2, Victory::LastManStanding).unwrap();
         for _ in 0..80 {
@@ -382,7 +394,10 @@ fn two_players_play_exactly_the_two_player_game() {
                 let mover = two.side_to_move().index();
                 // The two generators agree on what is legal.
                 for &action in actions.as_slice() {
-                    assert!(many.check(&rules, to_multi(action, mover)).is_ok(), "{action:?}");
+                    assert!(
+                        many.check(&rules, to_multi(action, mover)).is_ok(),
+                        "{action:?}"
+                    );
                 }
                 for &action in &multi_actions {
                     assert!(two.check(&rules, action.action()).is_ok(), "{action:?}");
@@ -492,13 +507,18 @@ fn random_games_of_three_to_six_players_keep_every_invariant() {
                 Victory::GoodVersusEvil { evil }
             }
         };
-        let rules = if game % 5 == 4 { Rules::STANDARD } else { Rules::SDG };
+        let rules = if game % 5 == 4 {
+            Rules::STANDARD
+        } else {
+            Rules::SDG
+        };
         let names: Vec<String> = (0..players).map(|seat| format!("P{seat}")).collect();
         let mut board = MultiBoard::new(MultiPosition::start(players, victory).unwrap());
         for (seat, name) in names.iter().enumerate() {
             board.set_name(seat as Seat, name.as_str());
         }
-        let mut header = Header::multi_player(game, &names.iter().map(String::as_str).collect::<Vec<_>>());
+        let mut header =
+            Header::multi_player(game, &names.iter().map(String::as_str).collect::<Vec<_>>());
         header.variants = victory_variants(victory, players);
         let mut record = GameRecord {
             header,
@@ -567,7 +587,8 @@ fn random_games_of_three_to_six_players_keep_every_invariant() {
                 let in_game: Vec<Seat> = board.position.in_game().iter().collect();
                 let seat = in_game[rng.random_range(0..in_game.len())];
                 board.position.resign(seat).unwrap();
-                turn.comments.push(resignation_comment(&names[seat as usize]));
+                turn.comments
+                    .push(resignation_comment(&names[seat as usize]));
                 check_round_trips(&board);
             }
             record.turns.push(turn);
@@ -582,6 +603,9 @@ fn random_games_of_three_to_six_players_keep_every_invariant() {
         assert_eq!(walk.board.position.outcome(), board.position.outcome());
         assert_ne!(start.position, board.position);
     }
-    assert!(finished > 100, "{finished} games ended: the playout reaches the end game");
+    assert!(
+        finished > 100,
+        "{finished} games ended: the playout reaches the end game"
+    );
     assert!(turns_played > 25_000, "{turns_played} turns");
 }

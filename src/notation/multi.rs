@@ -106,12 +106,11 @@ impl StepText {
 /// Names the action that does not parse.
 pub fn parse_turn(text: &str) -> Result<Vec<StepText>, ParseError> {
     let trimmed = text.trim();
-    let parts: Vec<&str> =
-        if !trimmed.contains(char::is_whitespace) && !trimmed.contains(';') {
-            trimmed.split(',').collect()
-        } else {
-            trimmed.split([';', '\n']).collect()
-        };
+    let parts: Vec<&str> = if !trimmed.contains(char::is_whitespace) && !trimmed.contains(';') {
+        trimmed.split(',').collect()
+    } else {
+        trimmed.split([';', '\n']).collect()
+    };
     let steps: Vec<StepText> = parts
         .into_iter()
         .map(str::trim)
@@ -178,7 +177,9 @@ impl MultiBoard {
     }
 
     fn given(&self, slot: Slot) -> Option<&str> {
-        self.names.get(slot as usize).and_then(|name| name.as_deref())
+        self.names
+            .get(slot as usize)
+            .and_then(|name| name.as_deref())
     }
 
     /// Finds a live system by name: exact match first, then ignoring case.
@@ -300,10 +301,11 @@ impl MultiBoard {
                 let here = self.position.system(system);
                 let holders: Vec<Seat> = (0..players as Seat)
                     .filter(|&seat| {
-                        seat != mover && crate::rules::legality::PieceCounts::count(
-                            here.ships[seat as usize],
-                            ship,
-                        ) > 0
+                        seat != mover
+                            && crate::rules::legality::PieceCounts::count(
+                                here.ships[seat as usize],
+                                ship,
+                            ) > 0
                     })
                     .collect();
                 match holders.as_slice() {
@@ -606,7 +608,10 @@ fn parse_fleet(text: &str) -> Result<Fleet, ParseError> {
         let piece = crate::rules::Piece::parse(word)
             .ok_or_else(|| ParseError::new(word, "expected a piece such as g3"))?;
         if crate::rules::legality::PieceCounts::count(fleet, piece) >= 7 {
-            return Err(ParseError::new(text, "expected at most 7 copies of a piece"));
+            return Err(ParseError::new(
+                text,
+                "expected at most 7 copies of a piece",
+            ));
         }
         fleet.add(piece);
     }
@@ -746,7 +751,10 @@ pub fn parse(text: &str) -> Result<MultiBoard, ParseError> {
             .iter()
             .any(|(_, other)| other.eq_ignore_ascii_case(name))
         {
-            return Err(ParseError::new(*name, "expected each system name only once"));
+            return Err(ParseError::new(
+                *name,
+                "expected each system name only once",
+            ));
         }
         board.set_name(*slot, *name);
     }

@@ -454,12 +454,7 @@ pub fn format_named_action(
     format_action_with(
         action,
         &|slot| board.name(slot).to_string(),
-        &|| {
-            discovered.map_or_else(
-                || board.names.next_default(&board.position),
-                str::to_string,
-            )
-        },
+        &|| discovered.map_or_else(|| board.names.next_default(&board.position), str::to_string),
         "",
         style,
     )

@@ -12,7 +12,7 @@ use crate::notation::multi::{format_turn, seat_mark, MultiBoard, StepText};
 use crate::notation::sdg::{Header, Participant, RecordTurn};
 use crate::notation::turn::{Style, TurnError};
 use crate::rules::multi::{
-    MultiAction, MultiOutcome, MultiPosition, SeatError, Seat, Seats, Victory, MAX_PLAYERS,
+    MultiAction, MultiOutcome, MultiPosition, Seat, SeatError, Seats, Victory, MAX_PLAYERS,
 };
 use crate::rules::Rules;
 
@@ -325,10 +325,7 @@ impl GameRecord {
                 let Some(name) = resigned_name(line) else {
                     continue;
                 };
-                let Some(seat) = names
-                    .iter()
-                    .position(|own| own.eq_ignore_ascii_case(name))
-                else {
+                let Some(seat) = names.iter().position(|own| own.eq_ignore_ascii_case(name)) else {
                     illegal = stop(ReplayError::Turn(TurnError::Parse(
                         crate::notation::ParseError::new(
                             name,

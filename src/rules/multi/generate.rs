@@ -40,7 +40,13 @@ impl MultiPosition {
             let here = self.system(slot);
             for colour in Colour::ALL {
                 if here.is_overpopulated(colour) {
-                    push(Action::Catastrophe { system: slot, colour }.into());
+                    push(
+                        Action::Catastrophe {
+                            system: slot,
+                            colour,
+                        }
+                        .into(),
+                    );
                 }
             }
             let own = here.ships[me];

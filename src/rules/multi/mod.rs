@@ -179,6 +179,11 @@ impl Fleet {
             .filter(move |&piece| PieceCounts::count(self, piece) > 0)
     }
 
+    /// Whether the fleet holds nothing.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
     /// The number of pieces.
     pub fn len(self) -> u32 {
         Piece::ALL
@@ -221,7 +226,7 @@ impl PieceCounts for Fleet {
     }
     #[inline]
     fn is_empty(self) -> bool {
-        self.0 == 0
+        Fleet::is_empty(self)
     }
 }
 
@@ -252,7 +257,9 @@ impl MultiSystem {
 
     /// Every ship of every player.
     pub fn all_ships(&self) -> Fleet {
-        self.ships.iter().fold(Fleet::EMPTY, |all, &fleet| all.plus(fleet))
+        self.ships
+            .iter()
+            .fold(Fleet::EMPTY, |all, &fleet| all.plus(fleet))
     }
 
     /// Every piece, stars and ships.
@@ -649,10 +656,7 @@ impl MultiPosition {
 
     /// The system in `slot`; an empty one for an unused or unknown slot.
     pub fn system(&self, slot: Slot) -> MultiSystem {
-        self.systems
-            .get(slot as usize)
-            .copied()
-            .unwrap_or_default()
+        self.systems.get(slot as usize).copied().unwrap_or_default()
     }
 
     /// Slots holding a system, homes first.
