@@ -223,6 +223,34 @@ enum Command {
         #[command(flatten)]
         evaluation: EvalArguments,
     },
+    /// Play a match of 3 to 6 in-process players: the max-n search (mcts)
+    /// and random (multi-player Homeworlds, issue 10).
+    MultiMatch {
+        /// A player, in seat order for game 1: mcts or random (3 to 6 of them).
+        #[arg(long = "player", required = true, num_args = 1.., action = ArgAction::Append)]
+        players: Vec<String>,
+        /// Games to play; the seats rotate from game to game.
+        #[arg(long, default_value_t = 3)]
+        games: u32,
+        /// Playouts per turn of the search.
+        #[arg(long, default_value_t = 1_000)]
+        iterations: u32,
+        /// Victory condition: last, sinister or good-evil.
+        #[arg(long, default_value = "last")]
+        victory: String,
+        /// Rule profile: standard, sdg or cli.
+        #[arg(long, default_value = "standard")]
+        rules: Rules,
+        /// Turns (of all players together) before a game is stopped.
+        #[arg(long, default_value_t = 150)]
+        max_turns: u32,
+        /// Seed of the random choices.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Directory for one SDG record per game.
+        #[arg(long)]
+        pgnout: Option<PathBuf>,
+    },
     /// Replay SuperDuperGames records and judge every turn by the rules.
     Replay {
         /// Rule profile: standard, sdg or cli (SDG records need sdg).
@@ -501,6 +529,62 @@ fn replay(rules: &Rules, files: &[PathBuf], out: &mut dyn Write) -> Result<(), F
     if illegal > 0 {
         return Err(Failure::IllegalGames);
     }
+    Ok(())
+}
+
+/// Plays a multi-player match (src/tools/multi_match.rs).
+#[allow(clippy::too_many_arguments)]
+fn multi_match(
+    players: &[String],
+    games: u32,
+    iterations: u32,
+    victory: &str,
+    rules: Rules,
+    max_turns: u32,
+    seed: u64,
+    record_dir: Option<PathBuf>,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    use supernova::search::multi::MultiSearchOptions;
+    use supernova::tools::multi_match::{self, MultiMatchConfig, MultiPlayerKind, VictoryKind};
+    if !(3..=6).contains(&players.len()) {
+        return Err(format!("expected 3 to 6 --player, not {}", players.len()).into());
+    }
+    let players = players
+        .iter()
+        .map(|kind| match kind.as_str() {
+            "mcts" => Ok((
+                kind.clone(),
+                MultiPlayerKind::Search(MultiSearchOptions {
+                    iterations,
+                    seed,
+                    ..MultiSearchOptions::default()
+                }),
+            )),
+            "random" => Ok((kind.clone(), MultiPlayerKind::Random)),
+            other => Err(format!("unknown player {other:?}: expected mcts or random")),
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let victory = match victory {
+        "last" => VictoryKind::LastManStanding,
+        "sinister" => VictoryKind::Sinister,
+        "good-evil" => VictoryKind::GoodVersusEvil,
+        other => {
+            return Err(
+                format!("unknown victory {other:?}: expected last, sinister or good-evil").into(),
+            )
+        }
+    };
+    let config = MultiMatchConfig {
+        players,
+        games,
+        rules,
+        victory,
+        max_turns,
+        seed,
+        record_dir,
+    };
+    multi_match::run(&config, out)?;
     Ok(())
 }
 
@@ -802,6 +886,26 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
             };
             bench(nodes, options, file.as_deref(), &mut stdout.lock())
         }
+        Some(Command::MultiMatch {
+            players,
+            games,
+            iterations,
+            victory,
+            rules,
+            max_turns,
+            seed,
+            pgnout,
+        }) => multi_match(
+            &players,
+            games,
+            iterations,
+            &victory,
+            rules,
+            max_turns,
+            seed,
+            pgnout,
+            &mut stdout.lock(),
+        ),
         Some(Command::Replay { rules, files }) => replay(&rules, &files, &mut stdout.lock()),
         Some(Command::Show { game, turn, rules }) => show(&rules, &game, turn, &mut stdout.lock()),
         Some(Command::Train {

@@ -8,6 +8,7 @@
 pub mod analyse;
 pub mod bench;
 pub mod match_runner;
+pub mod multi_match;
 pub mod openings;
 pub mod play;
 pub mod priors;
