@@ -609,3 +609,31 @@ fn random_games_of_three_to_six_players_keep_every_invariant() {
     );
     assert!(turns_played > 25_000, "{turns_played} turns");
 }
+
+#[test]
+fn junk_text_is_an_error_never_a_panic() {
+    let mut rng = SmallRng::seed_from_u64(7);
+    let alphabet: Vec<char> = "players=3456 rygb123:/-x=_ 0turnvictorysinisteroutby.;,é\tEWNS"
+        .chars()
+        .collect();
+    let board = multi::parse("players=3 A=r1y3:r3g3::/B=g2b1:r3:g1:/C=g1b2:::y3 0").unwrap();
+    for _ in 0..20_000 {
+        let length = rng.random_range(0..40);
+        let text: String = (0..length)
+            .map(|_| alphabet[rng.random_range(0..alphabet.len())])
+            .collect();
+        let _ = multi::parse(&text);
+        let _ = multi::parse(&format!("players=3 {text}"));
+        let _ = board.clone().play_turn_text(&Rules::SDG, &text);
+        let record = format!(
+            "Homeworlds Online (SDG# 1)\nStarted: 1\nParticipants: A (N), B (E), C (S)\nWinner: A\n\n1) A: {text}\n"
+        );
+        if let Ok(record) = GameRecord::parse_sdg(&record) {
+            let _ = record.replay(&Rules::SDG);
+        }
+    }
+    // Seat marks and counts out of range are refused with a reason.
+    assert!(multi::parse("players=3 -/-/- 3").is_err());
+    assert!(multi::parse("players=3 -/-/- 0 out=7").is_err());
+    assert!(multi::parse("players=3 r1r1r1r1r1:::/-/- 0").is_err());
+}
