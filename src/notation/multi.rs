@@ -804,5 +804,8 @@ mod tests {
         assert_eq!(again.position.hash(), board.position.hash());
         assert!(parse("players=3 r1b3:g3:/- 0").is_err());
         assert!(parse("players=7 - 0").is_err());
+        // The README's example.
+        let example = "players=3 A=r1y3:r3g3::/B=g2b1::g1:/- 2 victory=sinister";
+        assert_eq!(write_board(&parse(example).unwrap()), example);
     }
 }
