@@ -545,41 +545,12 @@ fn multi_match(
     record_dir: Option<PathBuf>,
     out: &mut dyn Write,
 ) -> Result<(), Failure> {
-    use supernova::search::multi::MultiSearchOptions;
-    use supernova::tools::multi_match::{self, MultiMatchConfig, MultiPlayerKind, VictoryKind};
-    if !(3..=6).contains(&players.len()) {
-        return Err(format!("expected 3 to 6 --player, not {}", players.len()).into());
-    }
-    let players = players
-        .iter()
-        .map(|kind| match kind.as_str() {
-            "mcts" => Ok((
-                kind.clone(),
-                MultiPlayerKind::Search(MultiSearchOptions {
-                    iterations,
-                    seed,
-                    ..MultiSearchOptions::default()
-                }),
-            )),
-            "random" => Ok((kind.clone(), MultiPlayerKind::Random)),
-            other => Err(format!("unknown player {other:?}: expected mcts or random")),
-        })
-        .collect::<Result<Vec<_>, String>>()?;
-    let victory = match victory {
-        "last" => VictoryKind::LastManStanding,
-        "sinister" => VictoryKind::Sinister,
-        "good-evil" => VictoryKind::GoodVersusEvil,
-        other => {
-            return Err(
-                format!("unknown victory {other:?}: expected last, sinister or good-evil").into(),
-            )
-        }
-    };
+    use supernova::tools::multi_match::{self, MultiMatchConfig};
     let config = MultiMatchConfig {
-        players,
+        players: multi_match::parse_players(players, iterations, seed)?,
         games,
         rules,
-        victory,
+        victory: victory.parse()?,
         max_turns,
         seed,
         record_dir,

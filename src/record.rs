@@ -192,9 +192,7 @@ impl fmt::Display for ReplayError {
                 ),
             },
             ReplayError::NoActions => write!(formatter, "the turn has no actions"),
-            ReplayError::Decided(who) => {
-                write!(formatter, "the game was already over on the board ({who})")
-            }
+            ReplayError::Decided(who) => write!(formatter, "the game was already over ({who})"),
         }
     }
 }

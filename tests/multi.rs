@@ -288,6 +288,13 @@ fn resignations_and_skipped_turns_in_records() {
     assert_eq!(walk.board.position.outcome(), MultiOutcome::Win(Seats(1)));
     assert!(walk.board.position.decided_by_resignation());
     assert_eq!(record.replay(&rules).verdict, Verdict::Unfinished);
+    // A turn after that is refused, saying why.
+    let after = text.clone() + "\n7) Alice: Pass\n";
+    let report = GameRecord::parse_sdg(&after).unwrap().replay(&rules);
+    assert_eq!(
+        report.to_string(),
+        "illegal turn 7 \"Pass\": the game was already over (Alice had won by resignation) (record: Winner Alice)"
+    );
     // A turn the record gives to a later player: the ones in between lose
     // their turn (SDG's turn order after an elimination was faulty).
     let skipping =

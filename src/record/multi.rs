@@ -397,9 +397,14 @@ fn describe_outcome(position: &MultiPosition, names: &[String]) -> String {
                 .iter()
                 .map(|seat| names.get(seat as usize).map_or("?", String::as_str))
                 .collect();
-            format!("{} had won", winners.join(" and "))
+            let how = if position.decided_by_resignation() {
+                "by resignation"
+            } else {
+                "on the board"
+            };
+            format!("{} had won {how}", winners.join(" and "))
         }
-        MultiOutcome::Draw => "it was a draw".to_string(),
+        MultiOutcome::Draw => "it was a draw on the board".to_string(),
         MultiOutcome::Ongoing => "it was not".to_string(),
     }
 }

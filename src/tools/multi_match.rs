@@ -46,6 +46,52 @@ pub enum VictoryKind {
     GoodVersusEvil,
 }
 
+impl std::str::FromStr for VictoryKind {
+    type Err = String;
+
+    /// Reads `last`, `sinister` or `good-evil`.
+    fn from_str(text: &str) -> Result<VictoryKind, String> {
+        match text {
+            "last" => Ok(VictoryKind::LastManStanding),
+            "sinister" => Ok(VictoryKind::Sinister),
+            "good-evil" => Ok(VictoryKind::GoodVersusEvil),
+            other => Err(format!(
+                "unknown victory {other:?}: expected last, sinister or good-evil"
+            )),
+        }
+    }
+}
+
+/// The players of a match from their kinds (`mcts`, `random`), each named
+/// by its kind; the searches use `iterations` playouts and `seed`.
+///
+/// # Errors
+/// Fewer than 3 or more than 6 players, or an unknown kind.
+pub fn parse_players(
+    kinds: &[String],
+    iterations: u32,
+    seed: u64,
+) -> Result<Vec<(String, MultiPlayerKind)>, String> {
+    if !(3..=6).contains(&kinds.len()) {
+        return Err(format!("expected 3 to 6 --player, not {}", kinds.len()));
+    }
+    kinds
+        .iter()
+        .map(|kind| match kind.as_str() {
+            "mcts" => Ok((
+                kind.clone(),
+                MultiPlayerKind::Search(MultiSearchOptions {
+                    iterations,
+                    seed,
+                    ..MultiSearchOptions::default()
+                }),
+            )),
+            "random" => Ok((kind.clone(), MultiPlayerKind::Random)),
+            other => Err(format!("unknown player {other:?}: expected mcts or random")),
+        })
+        .collect()
+}
+
 /// A multi-player match.
 #[derive(Clone, Debug)]
 pub struct MultiMatchConfig {
