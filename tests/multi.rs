@@ -644,3 +644,37 @@ fn junk_text_is_an_error_never_a_panic() {
     assert!(multi::parse("players=3 -/-/- 0 out=7").is_err());
     assert!(multi::parse("players=3 r1r1r1r1r1:::/-/- 0").is_err());
 }
+
+#[test]
+fn show_prints_a_multi_player_position() {
+    // An inline record, always available.
+    let dir = std::env::temp_dir().join(format!("supernova-multi-show-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("sinister.sdg");
+    std::fs::write(&path, SINISTER_GAME).unwrap();
+    let path_text = path.display().to_string();
+    let output = common::supernova(&[
+        "show", "--rules", "sdg", "--game", &path_text, "--turn", "5",
+    ]);
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(
+        common::text(&output),
+        "players=3 Alice=y1g2:r1r3::/Carol=y2b3::g3:/Bob=y3b3:::g1 1 victory=sinister\n"
+    );
+    let output = common::supernova(&[
+        "show", "--rules", "sdg", "--game", &path_text, "--turn", "9",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("out of range"));
+    let _ = std::fs::remove_dir_all(&dir);
+    // A real record, when the archive is there.
+    let Some(folder) = common::shared("sdg-multi", "multi-player show") else {
+        return;
+    };
+    let game = folder.join("684.raw").display().to_string();
+    let output = common::supernova(&["show", "--rules", "sdg", "--game", &game, "--turn", "20"]);
+    assert_eq!(
+        common::text(&output),
+        "players=4 zevzimra=g2b3:y3g1g1g2:::/rootbeer=y3b1::g2g3::/Aaron=r1y2:::g2g3:/istari=r3b3::::g1g3/Waves=b3:::g1g3:/Switzerland=y2::g1g2:: 3 victory=sinister\n"
+    );
+}
