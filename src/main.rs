@@ -251,6 +251,25 @@ enum Command {
         #[arg(long)]
         pgnout: Option<PathBuf>,
     },
+    /// Play a game of 3 to 6 players in the terminal: `human` seats type
+    /// their turns, `mcts` and `random` seats are played by the program.
+    MultiPlay {
+        /// A seat in turn order: human, mcts or random (3 to 6 of them).
+        #[arg(long = "seat", required = true, num_args = 1.., action = ArgAction::Append)]
+        seats: Vec<String>,
+        /// Playouts per turn of the search.
+        #[arg(long, default_value_t = 1_000)]
+        iterations: u32,
+        /// Victory condition: last or sinister.
+        #[arg(long, default_value = "last")]
+        victory: String,
+        /// Rule profile: standard, sdg or cli.
+        #[arg(long, default_value = "standard")]
+        rules: Rules,
+        /// Seed of the computer players.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
     /// Replay SuperDuperGames records and judge every turn by the rules.
     Replay {
         /// Rule profile: standard, sdg or cli (SDG records need sdg).
@@ -556,6 +575,29 @@ fn multi_match(
         record_dir,
     };
     multi_match::run(&config, out)?;
+    Ok(())
+}
+
+/// Plays a multi-player game in the terminal (src/tools/multi_play.rs).
+fn multi_play(
+    seats: &[String],
+    iterations: u32,
+    victory: &str,
+    rules: Rules,
+    seed: u64,
+) -> Result<(), Failure> {
+    use supernova::tools::multi_play::{self, MultiPlaySettings};
+    let settings = MultiPlaySettings {
+        seats: multi_play::parse_seats(seats, iterations, seed)?,
+        rules,
+        victory: multi_play::parse_victory(victory)?,
+        seed,
+    };
+    multi_play::run(
+        &settings,
+        &mut std::io::stdin().lock(),
+        &mut std::io::stdout().lock(),
+    )?;
     Ok(())
 }
 
@@ -877,6 +919,13 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
             pgnout,
             &mut stdout.lock(),
         ),
+        Some(Command::MultiPlay {
+            seats,
+            iterations,
+            victory,
+            rules,
+            seed,
+        }) => multi_play(&seats, iterations, &victory, rules, seed),
         Some(Command::Replay { rules, files }) => replay(&rules, &files, &mut stdout.lock()),
         Some(Command::Show { game, turn, rules }) => show(&rules, &game, turn, &mut stdout.lock()),
         Some(Command::Train {

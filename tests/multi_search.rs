@@ -144,3 +144,61 @@ fn bad_match_arguments_are_refused() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("wizard"));
 }
+
+#[test]
+fn a_person_plays_against_two_searches_in_the_terminal() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(common::binary())
+        .args([
+            "multi-play",
+            "--seat",
+            "human",
+            "--seat",
+            "mcts",
+            "--seat",
+            "random",
+            "--iterations",
+            "50",
+            "--victory",
+            "sinister",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"homeworld r1 b3 g3\nboard\nbuild g1 Nowhere\nbuild g1 human_N\n")
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let text = common::text(&output);
+    assert!(output.status.success(), "{text}");
+    assert!(text.contains("mcts_E (E) plays: Homeworld "), "{text}");
+    assert!(text.contains("random_S (S) plays: Homeworld "), "{text}");
+    assert!(
+        text.contains("human_N (N)> players=3 human_N=r1b3:g3::/mcts_E="),
+        "the board after the setups: {text}"
+    );
+    assert!(
+        text.contains("error: action 1: 'Nowhere': expected a system name"),
+        "{text}"
+    );
+    // The build was played: the engines moved again after it.
+    assert_eq!(text.matches("mcts_E (E) plays: ").count(), 2, "{text}");
+    // Good versus Evil needs secret alignments: refused.
+    let output = common::supernova(&[
+        "multi-play",
+        "--seat",
+        "human",
+        "--seat",
+        "mcts",
+        "--seat",
+        "mcts",
+        "--victory",
+        "good-evil",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+}

@@ -19,7 +19,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::rules::multi::{MultiAction, MultiOutcome, MultiPosition, MAX_PLAYERS};
-use crate::rules::{Rules, TurnState};
+use crate::rules::{Action, Colour, Rules, TurnState};
 
 /// One choice in a turn: an action, or ending the turn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,11 +88,38 @@ fn edges(position: &MultiPosition, rules: &Rules) -> Vec<MultiEdge> {
     }
     let mut actions = Vec::new();
     position.legal_actions(rules, &mut actions);
+    let sensible: Vec<MultiAction> = actions
+        .iter()
+        .copied()
+        .filter(|&action| sensible_setup(action))
+        .collect();
+    if !sensible.is_empty() {
+        actions = sensible;
+    }
     let mut edges: Vec<MultiEdge> = actions.into_iter().map(MultiEdge::Act).collect();
     if position.turn_state() != TurnState::Start && position.clone().end_turn(rules).is_ok() {
         edges.push(MultiEdge::End);
     }
     edges
+}
+
+/// Whether a homeworld creation is one worth searching: a Large ship, two
+/// stars of different sizes and colours, and yellow or blue among the three
+/// (a home without them can never move or trade). Other actions are kept;
+/// the hundreds of creations would otherwise swamp the first turn.
+fn sensible_setup(action: MultiAction) -> bool {
+    let MultiAction::Plain(Action::Homeworld {
+        star,
+        second_star: Some(second),
+        ship,
+    }) = action
+    else {
+        return !matches!(action, MultiAction::Plain(Action::Homeworld { .. }));
+    };
+    let mobile = [star, second, ship]
+        .iter()
+        .any(|piece| matches!(piece.colour(), Colour::Yellow | Colour::Blue));
+    ship.size() == 3 && star.size() != second.size() && star.colour() != second.colour() && mobile
 }
 
 /// Plays an edge on a copy of `position`.
@@ -175,7 +202,7 @@ pub fn random_turn(
     if position.end_turn(rules).is_err() {
         // The rules refuse this end (a forbidden self-elimination): pass.
         *position = start;
-        let pass = MultiAction::Plain(crate::rules::Action::Pass);
+        let pass = MultiAction::Plain(Action::Pass);
         position.apply_unchecked(rules, pass);
         played = vec![pass];
         let _ = position.end_turn(rules);
