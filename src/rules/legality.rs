@@ -157,8 +157,8 @@ pub fn acting_slot(action: Action) -> Option<u8> {
 
 /// Whether a colour action's power is available (R5.2, R5.3): the mover has
 /// a ship in the acting system, and either the turn starts and `access`
-/// (bit per colour, R5.1) has the power, or a sacrifice of that colour has
-/// actions left.
+/// (a bit per colour, R5.1; worked out only at the start of a turn) has the
+/// power, or a sacrifice of that colour has actions left.
 ///
 /// # Errors
 /// No own ship there, no access, the wrong sacrifice colour, or the core used.
@@ -167,14 +167,14 @@ pub fn check_power(
     state: TurnState,
     power: Colour,
     own_is_empty: bool,
-    access: u8,
+    access: impl FnOnce() -> u8,
 ) -> Result<(), IllegalReason> {
     if own_is_empty {
         return Err(IllegalReason::NoOwnShipThere);
     }
     match state {
         TurnState::Start => {
-            if access & (1 << power.index()) == 0 {
+            if access() & (1 << power.index()) == 0 {
                 return Err(IllegalReason::NoAccess);
             }
         }

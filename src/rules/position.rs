@@ -971,7 +971,9 @@ impl Position {
                 let acting_slot =
                     legality::acting_slot(action).expect("colour actions act in a system");
                 let here = system_at(acting_slot)?;
-                legality::check_power(state, power, here.ships[me].is_empty(), here.access(mover))?;
+                legality::check_power(state, power, here.ships[me].is_empty(), || {
+                    here.access(mover)
+                })?;
                 legality::check_colour_action(
                     action,
                     ColourActionFacts {

@@ -795,7 +795,9 @@ impl MultiPosition {
                 let power = plain.power().expect("colour actions have a power");
                 let acting = legality::acting_slot(plain).expect("colour actions act somewhere");
                 let here = system_at(acting)?;
-                legality::check_power(state, power, here.ships[me].is_empty(), here.access(mover))?;
+                legality::check_power(state, power, here.ships[me].is_empty(), || {
+                    here.access(mover)
+                })?;
                 let enemy = match action {
                     MultiAction::Capture { owner, .. }
                         if owner != mover && (owner as usize) < self.players as usize =>
