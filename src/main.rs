@@ -226,6 +226,53 @@ enum Command {
         #[command(flatten)]
         evaluation: EvalArguments,
     },
+    /// Play a match of 3 to 6 in-process players: the max-n search (mcts)
+    /// and random (multi-player Homeworlds, issue 10).
+    MultiMatch {
+        /// A player, in seat order for game 1: mcts or random (3 to 6 of them).
+        #[arg(long = "player", required = true, num_args = 1.., action = ArgAction::Append)]
+        players: Vec<String>,
+        /// Games to play; the seats rotate from game to game.
+        #[arg(long, default_value_t = 3)]
+        games: u32,
+        /// Playouts per turn of the search.
+        #[arg(long, default_value_t = 1_000)]
+        iterations: u32,
+        /// Victory condition: last, sinister or good-evil.
+        #[arg(long, default_value = "last")]
+        victory: String,
+        /// Rule profile: standard, sdg or cli.
+        #[arg(long, default_value = "standard")]
+        rules: Rules,
+        /// Turns (of all players together) before a game is stopped.
+        #[arg(long, default_value_t = 150)]
+        max_turns: u32,
+        /// Seed of the random choices.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Directory for one SDG record per game.
+        #[arg(long)]
+        pgnout: Option<PathBuf>,
+    },
+    /// Play a game of 3 to 6 players in the terminal: `human` seats type
+    /// their turns, `mcts` and `random` seats are played by the program.
+    MultiPlay {
+        /// A seat in turn order: human, mcts or random (3 to 6 of them).
+        #[arg(long = "seat", required = true, num_args = 1.., action = ArgAction::Append)]
+        seats: Vec<String>,
+        /// Playouts per turn of the search.
+        #[arg(long, default_value_t = 1_000)]
+        iterations: u32,
+        /// Victory condition: last or sinister.
+        #[arg(long, default_value = "last")]
+        victory: String,
+        /// Rule profile: standard, sdg or cli.
+        #[arg(long, default_value = "standard")]
+        rules: Rules,
+        /// Seed of the computer players.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
     /// Replay SuperDuperGames records and judge every turn by the rules.
     Replay {
         /// Rule profile: standard, sdg or cli (SDG records need sdg).
@@ -522,9 +569,66 @@ fn replay(rules: &Rules, files: &[PathBuf], out: &mut dyn Write) -> Result<(), F
     Ok(())
 }
 
+/// Plays a multi-player match (src/tools/multi_match.rs).
+#[allow(clippy::too_many_arguments)]
+fn multi_match(
+    players: &[String],
+    games: u32,
+    iterations: u32,
+    victory: &str,
+    rules: Rules,
+    max_turns: u32,
+    seed: u64,
+    record_dir: Option<PathBuf>,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    use supernova::tools::multi_match::{self, MultiMatchConfig};
+    let config = MultiMatchConfig {
+        players: multi_match::parse_players(players, iterations, seed)?,
+        games,
+        rules,
+        victory: victory.parse()?,
+        max_turns,
+        seed,
+        record_dir,
+    };
+    multi_match::run(&config, out)?;
+    Ok(())
+}
+
+/// Plays a multi-player game in the terminal (src/tools/multi_play.rs).
+fn multi_play(
+    seats: &[String],
+    iterations: u32,
+    victory: &str,
+    rules: Rules,
+    seed: u64,
+) -> Result<(), Failure> {
+    use supernova::tools::multi_play::{self, MultiPlaySettings};
+    let settings = MultiPlaySettings {
+        seats: multi_play::parse_seats(seats, iterations, seed)?,
+        rules,
+        victory: multi_play::parse_victory(victory)?,
+        seed,
+    };
+    multi_play::run(
+        &settings,
+        &mut std::io::stdin().lock(),
+        &mut std::io::stdout().lock(),
+    )?;
+    Ok(())
+}
+
 /// Prints the position before a turn of a record.
 fn show(rules: &Rules, game: &Path, turn: u32, out: &mut dyn Write) -> Result<(), Failure> {
     let record = read_record(game)?;
+    if record.is_multi_player() {
+        let board = record
+            .multi_board_before(rules, turn)
+            .map_err(|error| format!("{}: {error}", game.display()))?;
+        writeln!(out, "{}", supernova::notation::multi::write_board(&board))?;
+        return Ok(());
+    }
     let board = record
         .board_before(rules, turn)
         .map_err(|error| format!("{}: {error}", game.display()))?;
@@ -817,6 +921,33 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
             };
             bench(nodes, options, file.as_deref(), &mut stdout.lock())
         }
+        Some(Command::MultiMatch {
+            players,
+            games,
+            iterations,
+            victory,
+            rules,
+            max_turns,
+            seed,
+            pgnout,
+        }) => multi_match(
+            &players,
+            games,
+            iterations,
+            &victory,
+            rules,
+            max_turns,
+            seed,
+            pgnout,
+            &mut stdout.lock(),
+        ),
+        Some(Command::MultiPlay {
+            seats,
+            iterations,
+            victory,
+            rules,
+            seed,
+        }) => multi_play(&seats, iterations, &victory, rules, seed),
         Some(Command::Replay { rules, files }) => replay(&rules, &files, &mut stdout.lock()),
         Some(Command::Show { game, turn, rules }) => show(&rules, &game, turn, &mut stdout.lock()),
         Some(Command::Train {

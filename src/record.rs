@@ -31,6 +31,8 @@ use crate::rules::{
 
 pub use crate::notation::sdg::write_record;
 
+pub mod multi;
+
 /// Variants that change nothing on the board: rating, clocks and undo are
 /// platform features, so these games replay under the normal rules.
 const HARMLESS_VARIANTS: [&str; 3] = ["Unrated", "Hard time", "No undo"];
@@ -157,6 +159,9 @@ pub enum ReplayError {
     GameOver(GameResult),
     /// The turn has no steps at all.
     NoActions,
+    /// A multi-player game was already decided before this turn (the
+    /// text says who had won).
+    Decided(String),
 }
 
 impl fmt::Display for ReplayError {
@@ -187,6 +192,7 @@ impl fmt::Display for ReplayError {
                 ),
             },
             ReplayError::NoActions => write!(formatter, "the turn has no actions"),
+            ReplayError::Decided(who) => write!(formatter, "the game was already over ({who})"),
         }
     }
 }
@@ -262,6 +268,14 @@ pub enum Verdict {
     /// Every turn is legal and the rules did not end the game: it ended off
     /// the board (resignation, time-out, forfeit).
     Unfinished,
+    /// Every turn of a multi-player game is legal and these seats won on
+    /// the board (several only when Good players share a win).
+    MultiWin {
+        /// The winning seats (0 moves first).
+        seats: Vec<u8>,
+        /// Their names.
+        names: Vec<String>,
+    },
     /// The replay stopped at this turn.
     Illegal(IllegalTurn),
     /// The game was not replayed: it is not a two-player game of the plain
@@ -292,6 +306,11 @@ impl GameReport {
                     .as_deref()
                     .is_some_and(|winner| winner.eq_ignore_ascii_case(name)),
             ),
+            Verdict::MultiWin { names, .. } => Some(names.iter().any(|name| {
+                self.record_winner
+                    .as_deref()
+                    .is_some_and(|winner| winner.eq_ignore_ascii_case(name))
+            })),
             Verdict::Draw(_) => Some(
                 self.record_winner.is_none()
                     && self
@@ -320,6 +339,15 @@ impl fmt::Display for GameReport {
                 _ => write!(formatter, "draw on the board")?,
             },
             Verdict::Unfinished => write!(formatter, "unfinished")?,
+            Verdict::MultiWin { seats, names } => {
+                let winners: Vec<String> = seats
+                    .iter()
+                    .zip(names)
+                    .map(|(seat, name)| format!("seat {seat} ({})", excerpt(name)))
+                    .collect();
+                let verb = if winners.len() == 1 { "wins" } else { "win" };
+                write!(formatter, "{} {verb} on the board", winners.join(" and "))?
+            }
             Verdict::Illegal(turn) => write!(formatter, "{turn}")?,
             Verdict::Skipped(reason) => return write!(formatter, "skipped: {reason}"),
         }
@@ -557,6 +585,9 @@ impl GameRecord {
     /// rules (with the record's draw rules), unfinished, the first illegal
     /// turn, or why it was skipped.
     pub fn replay(&self, rules: &Rules) -> GameReport {
+        if self.is_multi_player() {
+            return self.replay_multi(rules);
+        }
         let record_result = self.recorded_result();
         let verdict = match self.unsupported() {
             Some(reason) => Verdict::Skipped(reason),

@@ -9,6 +9,7 @@
 pub mod cli;
 pub mod error;
 pub mod hwpn;
+pub mod multi;
 pub mod names;
 pub mod play;
 pub mod sdg;

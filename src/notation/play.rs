@@ -80,7 +80,24 @@ impl From<ParseError> for TurnError {
 /// # Errors
 /// An unknown name, a discovery name already in use, or an illegal action.
 pub fn resolve(board: &Board, text: &ActionText) -> Result<(Action, Option<String>), ParseError> {
-    let slot = |name: &str| board.slot(name);
+    resolve_with(
+        text,
+        |name| board.slot(name),
+        |name| board.names.in_use(&board.position, name),
+    )
+}
+
+/// [`resolve`] on any board: `slot` looks a live system up by name and
+/// `in_use` says whether a live system has a name. The multi-player board
+/// resolves its turns with it too, so both read names the same way.
+///
+/// # Errors
+/// An unknown name, a discovery name already in use or too long.
+pub fn resolve_with(
+    text: &ActionText,
+    slot: impl Fn(&str) -> Result<crate::rules::Slot, ParseError>,
+    in_use: impl Fn(&str) -> bool,
+) -> Result<(Action, Option<String>), ParseError> {
     let action = match text {
         ActionText::Homeworld {
             star,
@@ -118,7 +135,7 @@ pub fn resolve(board: &Board, text: &ActionText) -> Result<(Action, Option<Strin
                         format!("expected a system name of at most {MAX_NAME_CHARS} characters"),
                     ));
                 }
-                if board.names.in_use(&board.position, name) {
+                if in_use(name) {
                     return Err(ParseError::new(
                         name.as_str(),
                         "expected a new system name: this one is in use",

@@ -71,7 +71,8 @@ pub struct Participant {
     /// The player's name as the header prints it.
     pub name: String,
     /// The seat letter: `N` (player 0, who takes the first turn), `S`, and
-    /// `E`/`W` in bigger games.
+    /// `E`/`W` in bigger games (turn order N, E, S, W), then `5` and `6`
+    /// in the games of five or six that this program writes.
     pub seat: char,
 }
 
@@ -292,14 +293,14 @@ fn parse_participants(text: &str, line: usize) -> Result<Vec<Participant>, Parse
         let bad = || {
             ParseError::new(
                 part,
-                "expected a participant `NAME (SEAT)` with SEAT one of N, S, E, W",
+                "expected a participant `NAME (SEAT)` with SEAT one of N, S, E, W (or 5, 6 in games of five or six)",
             )
             .at_line(line)
         };
         let (name, seat) = part.rsplit_once(" (").ok_or_else(bad)?;
         let name = name.trim();
         let seat = match seat {
-            "N" | "S" | "E" | "W" => seat.chars().next().ok_or_else(bad)?,
+            "N" | "S" | "E" | "W" | "5" | "6" => seat.chars().next().ok_or_else(bad)?,
             _ => return Err(bad()),
         };
         if name.is_empty() || name.contains(char::is_whitespace) || name.contains(':') {

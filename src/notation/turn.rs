@@ -133,10 +133,15 @@ fn piece(word: &str, strictness: Strictness) -> Result<Piece, ParseError> {
     ))
 }
 
+/// The marks that may follow an attack target to name its owner: the seat
+/// letters N, E, S, W of SDG records (`B1N`, `g3e`) and the digits 5 and 6
+/// for the fifth and sixth seats of bigger games.
+pub const OWNER_MARKS: [char; 10] = ['n', 'N', 'e', 'E', 's', 'S', 'w', 'W', '5', '6'];
+
 /// Reads an attack target that may carry an owner suffix (`B1N`, `g3s`).
 fn target_piece(word: &str, strictness: Strictness) -> Result<Piece, ParseError> {
     piece(word, strictness).or_else(|error| {
-        let trimmed = word.trim_end_matches(['n', 'N', 's', 'S']);
+        let trimmed = word.trim_end_matches(OWNER_MARKS);
         parse_piece_word(trimmed).ok_or(error)
     })
 }
@@ -446,7 +451,26 @@ pub fn format_named_action(
     discovered: Option<&str>,
     style: Style,
 ) -> String {
-    let name = |slot| board.name(slot).to_string();
+    format_action_with(
+        action,
+        &|slot| board.name(slot).to_string(),
+        &|| discovered.map_or_else(|| board.names.next_default(&board.position), str::to_string),
+        "",
+        style,
+    )
+}
+
+/// Writes one action on any board: `name` names a slot, `new_name` gives
+/// the name of a discovered system, and `capture_mark` follows a captured
+/// piece (the owner's seat letter in multi-player games, `Attack G3E X`).
+/// The two-player and multi-player writers share it.
+pub fn format_action_with(
+    action: Action,
+    name: &dyn Fn(crate::rules::Slot) -> String,
+    new_name: &dyn Fn() -> String,
+    capture_mark: &str,
+    style: Style,
+) -> String {
     let p = |piece: Piece| match style {
         Style::Sdg => piece.to_string().to_ascii_uppercase(),
         _ => piece.to_string(),
@@ -466,11 +490,13 @@ pub fn format_named_action(
         Action::Trade { system, from, to } => vec!["trade".into(), p(from), p(to), name(system)],
         Action::Move { from, to, ship } => vec!["move".into(), p(ship), name(from), name(to)],
         Action::Discover { from, ship, star } => {
-            let new_name = discovered
-                .map_or_else(|| board.names.next_default(&board.position), str::to_string);
-            vec!["discover".into(), p(ship), name(from), p(star), new_name]
+            vec!["discover".into(), p(ship), name(from), p(star), new_name()]
         }
-        Action::Capture { system, ship } => vec!["capture".into(), p(ship), name(system)],
+        Action::Capture { system, ship } => vec![
+            "capture".into(),
+            format!("{}{capture_mark}", p(ship)),
+            name(system),
+        ],
         Action::Sacrifice { system, ship } => vec!["sacrifice".into(), p(ship), name(system)],
         Action::Catastrophe { system, colour } => match style {
             Style::Token => vec![
@@ -546,10 +572,27 @@ pub fn format_named_turn(
 ) -> String {
     let mut working = board.clone();
     let mut parts = Vec::with_capacity(actions.len() + 3);
-    let mut sacrifice_left = 0u8;
     for (index, &action) in actions.iter().enumerate() {
         let name = names.get(index).and_then(|name| name.as_deref());
         parts.push(format_named_action(&working, action, name, style));
+        if working.apply(rules, action, name).is_err() {
+            working.position.apply_unchecked(rules, action);
+            working.names.sync(&working.position);
+        }
+    }
+    join_turn(parts, actions.iter().copied(), style)
+}
+
+/// Joins a turn's written actions in `style`: an SDG sacrifice is padded
+/// with one `Pass` per unused action, and an empty turn is a pass. The
+/// two-player and multi-player writers share it.
+pub fn join_turn(
+    mut parts: Vec<String>,
+    actions: impl Iterator<Item = Action>,
+    style: Style,
+) -> String {
+    let mut sacrifice_left = 0u8;
+    for action in actions {
         match action {
             Action::Sacrifice { ship, .. } => sacrifice_left = ship.size(),
             // A colour action or an explicit pass uses one sacrifice action.
@@ -557,10 +600,6 @@ pub fn format_named_turn(
                 sacrifice_left -= 1
             }
             _ => {}
-        }
-        if working.apply(rules, action, name).is_err() {
-            working.position.apply_unchecked(rules, action);
-            working.names.sync(&working.position);
         }
     }
     if style == Style::Sdg {

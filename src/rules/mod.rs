@@ -7,6 +7,8 @@
 
 pub mod generate;
 pub mod history;
+pub mod legality;
+pub mod multi;
 pub mod piece;
 pub mod position;
 pub mod profile;

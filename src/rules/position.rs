@@ -28,8 +28,9 @@
 
 use std::fmt;
 
+use super::legality::{self, ColourActionFacts};
 use super::piece::{Colour, Piece, PieceSet, Player};
-use super::profile::{CatastropheTiming, Rules, SelfElimination};
+use super::profile::{Rules, SelfElimination};
 
 /// Index of a system slot: 0 and 1 are the homes, 2..18 the other systems.
 pub type Slot = u8;
@@ -531,17 +532,6 @@ impl Patch {
     }
 }
 
-/// The state after a colour action: one sacrifice action fewer, or done.
-fn after_colour_action(state: TurnState) -> TurnState {
-    match state {
-        TurnState::Sacrifice { colour, remaining } => TurnState::Sacrifice {
-            colour,
-            remaining: remaining.saturating_sub(1),
-        },
-        _ => TurnState::Done,
-    }
-}
-
 /// A slot's word after the fade rules (rules.md R9): a system without a star
 /// is gone with its ships; a non-home system without ships is gone; a home
 /// without ships too under `home_vanishes_when_empty`.
@@ -549,7 +539,7 @@ fn settled(rules: &Rules, slot: Slot, word: u64) -> u64 {
     let has_star = word >> 48 != 0;
     let has_ships = word & 0xFFFF_FFFF_FFFF != 0;
     let is_home = (slot as usize) < HOME_SLOTS;
-    if !has_star || !has_ships && (!is_home || rules.home_vanishes_when_empty) {
+    if legality::fades(rules, is_home, has_star, has_ships) {
         0
     } else {
         word
@@ -948,27 +938,7 @@ impl Position {
             if self.turn_state() != TurnState::Start {
                 return Err(IllegalReason::TurnCoreUsed);
             }
-            if second_star.is_none() && !rules.one_star_home {
-                return Err(IllegalReason::OneStarHome);
-            }
-            if ship.size() != 3 && !rules.any_ship_size {
-                return Err(IllegalReason::StartingShipNotLarge);
-            }
-            let mut wanted = PieceSet::single(star).plus(PieceSet::single(ship));
-            if let Some(second) = second_star {
-                if !wanted.fits_with(PieceSet::single(second)) {
-                    return Err(IllegalReason::HomeworldPiecesUnavailable);
-                }
-                wanted.add(second);
-            }
-            let bank = self.bank();
-            if Piece::ALL
-                .iter()
-                .any(|&piece| wanted.count(piece) > bank.count(piece))
-            {
-                return Err(IllegalReason::HomeworldPiecesUnavailable);
-            }
-            return Ok(());
+            return legality::check_homeworld(rules, star, second_star, ship, self.bank());
         }
         if self.in_setup() {
             return self.check_setup_pass(rules, action);
@@ -987,61 +957,41 @@ impl Position {
         };
         match action {
             Action::Homeworld { .. } => unreachable!("handled above"),
-            Action::Pass => match state {
-                TurnState::Start | TurnState::Sacrifice { .. } => Ok(()),
-                TurnState::Done => Err(IllegalReason::TurnCoreUsed),
-            },
-            Action::Catastrophe { system, colour } => {
-                let allowed = match (rules.catastrophe_timing, state) {
-                    (CatastropheTiming::Anytime, _) => true,
-                    (CatastropheTiming::Edges, _) => true,
-                    (CatastropheTiming::End, TurnState::Start) => false,
-                    (CatastropheTiming::End, _) => true,
-                };
-                if !allowed {
-                    return Err(IllegalReason::CatastropheTiming);
-                }
-                if !system_at(system)?.is_overpopulated(colour) {
-                    return Err(IllegalReason::NotOverpopulated);
-                }
-                Ok(())
-            }
+            Action::Pass => legality::check_pass(state),
+            Action::Catastrophe { system, colour } => legality::check_catastrophe(
+                rules,
+                state,
+                system_at(system)?.is_overpopulated(colour),
+            ),
             Action::Sacrifice { system, ship } => {
-                if state != TurnState::Start {
-                    return Err(IllegalReason::TurnCoreUsed);
-                }
-                if system_at(system)?.ships[me].count(ship) == 0 {
-                    return Err(IllegalReason::NoSuchShip);
-                }
-                Ok(())
+                legality::check_sacrifice(state, system_at(system)?.ships[me], ship)
             }
             _ => {
                 let power = action.power().expect("colour actions have a power");
-                let acting_slot = match action {
-                    Action::Build { system, .. }
-                    | Action::Trade { system, .. }
-                    | Action::Capture { system, .. } => system,
-                    Action::Move { from, .. } | Action::Discover { from, .. } => from,
-                    _ => unreachable!("only colour actions reach here"),
-                };
+                let acting_slot =
+                    legality::acting_slot(action).expect("colour actions act in a system");
                 let here = system_at(acting_slot)?;
-                if here.ships[me].is_empty() {
-                    return Err(IllegalReason::NoOwnShipThere);
-                }
-                match state {
-                    TurnState::Start => {
-                        if here.access(mover) & (1 << power.index()) == 0 {
-                            return Err(IllegalReason::NoAccess);
-                        }
-                    }
-                    TurnState::Sacrifice { colour, .. } => {
-                        if colour != power {
-                            return Err(IllegalReason::WrongSacrificeColour);
-                        }
-                    }
-                    TurnState::Done => return Err(IllegalReason::TurnCoreUsed),
-                }
-                self.check_colour_action(action, here, me)
+                legality::check_power(state, power, here.ships[me].is_empty(), || {
+                    here.access(mover)
+                })?;
+                legality::check_colour_action(
+                    action,
+                    ColourActionFacts {
+                        own: here.ships[me],
+                        enemy: here.ships[1 - me],
+                        bank: self.bank(),
+                        origin_sizes: here.size_mask(),
+                        destination_sizes: || match action {
+                            Action::Move { to, .. }
+                                if (to as usize) < SLOT_COUNT && self.system(to).exists() =>
+                            {
+                                Some(self.system(to).size_mask())
+                            }
+                            _ => None,
+                        },
+                        has_free_slot: || self.free_slot().is_some(),
+                    },
+                )
             }
         }
     }
@@ -1067,82 +1017,6 @@ impl Position {
         rules.setup_pass
             && self.turn_state() == TurnState::Done
             && !Player::BOTH.iter().any(|&player| self.home_created(player))
-    }
-
-    fn check_colour_action(
-        &self,
-        action: Action,
-        here: System,
-        me: usize,
-    ) -> Result<(), IllegalReason> {
-        let bank = self.bank();
-        match action {
-            Action::Build { piece, .. } => {
-                if !here.ships[me].has_colour(piece.colour()) {
-                    return Err(IllegalReason::NoShipOfColour);
-                }
-                match bank.smallest_of_colour(piece.colour()) {
-                    None => Err(IllegalReason::BankEmptyOfColour),
-                    Some(smallest) if smallest != piece => Err(IllegalReason::BuildSizeNotSmallest),
-                    Some(_) => Ok(()),
-                }
-            }
-            Action::Trade { from, to, .. } => {
-                if here.ships[me].count(from) == 0 {
-                    return Err(IllegalReason::NoSuchShip);
-                }
-                if from.colour() == to.colour() {
-                    return Err(IllegalReason::TradeSameColour);
-                }
-                if from.size() != to.size() {
-                    return Err(IllegalReason::TradeSizeChanges);
-                }
-                if bank.count(to) == 0 {
-                    return Err(IllegalReason::PieceNotInBank);
-                }
-                Ok(())
-            }
-            Action::Move { from, to, ship } => {
-                if here.ships[me].count(ship) == 0 {
-                    return Err(IllegalReason::NoSuchShip);
-                }
-                if from == to {
-                    return Err(IllegalReason::MoveToSameSystem);
-                }
-                if to as usize >= SLOT_COUNT || !self.system(to).exists() {
-                    return Err(IllegalReason::NoSuchSystem);
-                }
-                if here.size_mask() & self.system(to).size_mask() != 0 {
-                    return Err(IllegalReason::NotConnected);
-                }
-                Ok(())
-            }
-            Action::Discover { ship, star, .. } => {
-                if here.ships[me].count(ship) == 0 {
-                    return Err(IllegalReason::NoSuchShip);
-                }
-                if bank.count(star) == 0 {
-                    return Err(IllegalReason::PieceNotInBank);
-                }
-                if here.size_mask() & (1 << star.size()) != 0 {
-                    return Err(IllegalReason::DiscoverySizeShared);
-                }
-                if self.free_slot().is_none() {
-                    return Err(IllegalReason::NoFreeSlot);
-                }
-                Ok(())
-            }
-            Action::Capture { ship, .. } => {
-                if here.ships[1 - me].count(ship) == 0 {
-                    return Err(IllegalReason::NoEnemyShip);
-                }
-                if here.ships[me].largest_size() < ship.size() {
-                    return Err(IllegalReason::TargetTooLarge);
-                }
-                Ok(())
-            }
-            _ => unreachable!("only colour actions are checked here"),
-        }
     }
 
     /// Applies an action the caller knows to be legal (from the generator, or
@@ -1182,13 +1056,7 @@ impl Position {
                 patch.meta |= META_CREATED[me];
                 TurnState::Done
             }
-            Action::Pass => match state {
-                TurnState::Sacrifice { colour, remaining } => TurnState::Sacrifice {
-                    colour,
-                    remaining: remaining.saturating_sub(1),
-                },
-                _ => TurnState::Done,
-            },
+            Action::Pass => legality::state_after_pass(state),
             Action::Catastrophe { system, colour } => {
                 let word = self.stored_word(system);
                 let fields = 0x3F_u64 << (6 * colour.index());
@@ -1201,10 +1069,7 @@ impl Position {
                     }
                 }
                 patch.push(system, settled(rules, system, kept));
-                match (rules.catastrophe_timing, state) {
-                    (CatastropheTiming::Anytime, _) | (_, TurnState::Start) => state,
-                    _ => TurnState::Done,
-                }
+                legality::state_after_catastrophe(rules, state)
             }
             Action::Sacrifice { system, ship } => {
                 let word = self.stored_word(system) - unit(me, ship);
@@ -1216,25 +1081,25 @@ impl Position {
             }
             Action::Build { system, piece } => {
                 patch.push(system, self.stored_word(system) + unit(me, piece));
-                after_colour_action(state)
+                legality::state_after_colour_action(state)
             }
             Action::Trade { system, from, to } => {
                 patch.push(
                     system,
                     self.stored_word(system) - unit(me, from) + unit(me, to),
                 );
-                after_colour_action(state)
+                legality::state_after_colour_action(state)
             }
             Action::Capture { system, ship } => {
                 let word = self.stored_word(system) - unit(1 - me, ship) + unit(me, ship);
                 patch.push(system, word);
-                after_colour_action(state)
+                legality::state_after_colour_action(state)
             }
             Action::Move { from, to, ship } => {
                 let origin = self.stored_word(from) - unit(me, ship);
                 patch.push(from, settled(rules, from, origin));
                 patch.push(to, self.stored_word(to) + unit(me, ship));
-                after_colour_action(state)
+                legality::state_after_colour_action(state)
             }
             Action::Discover { from, ship, star } => {
                 // The star is taken before the ship leaves (rules.md §6.3), so
@@ -1244,13 +1109,10 @@ impl Position {
                     patch.push(from, settled(rules, from, origin));
                     patch.push(slot, unit(me, ship) | (star.index() as u64 + 1) << 48);
                 }
-                after_colour_action(state)
+                legality::state_after_colour_action(state)
             }
         };
-        let next_state = match next_state {
-            TurnState::Sacrifice { remaining: 0, .. } => TurnState::Done,
-            other => other,
-        };
+        let next_state = legality::settle_state(next_state);
         patch.meta =
             patch.meta & ((1 << META_TURN_SHIFT) - 1) | next_state.encode() << META_TURN_SHIFT;
         patch

@@ -66,6 +66,7 @@ mod facts;
 mod features;
 mod info;
 mod mcts;
+pub mod multi;
 pub mod network;
 mod options;
 mod played_setups;

@@ -9,6 +9,8 @@ pub mod analyse;
 pub mod bench;
 pub mod gui;
 pub mod match_runner;
+pub mod multi_match;
+pub mod multi_play;
 pub mod openings;
 pub mod play;
 pub mod priors;
