@@ -3,10 +3,13 @@
 //! on std::net, below). The page is loaded; a short game is played against
 //! the engine by clicking pieces (a setup and a build) and by typing turns
 //! (an illegal one, which the page explains, then a legal one), and taken
-//! back; a position is set up from HWPN and analysed until the evaluation
-//! bar shows the engine's value; an SDG record from ../shared/sdg is
-//! uploaded and stepped through with the keyboard; two engines play each
-//! other. A screenshot of each step goes to target/gui-screenshots/.
+//! back; a game is played to its end by clicking (from a position set up
+//! from HWPN, a capture that eliminates the engine: the status shows the
+//! win, the list of turns the winning turn); a position is set up from HWPN
+//! and analysed until the evaluation bar shows the engine's value; an SDG
+//! record from ../shared/sdg is uploaded and stepped through with the
+//! keyboard; two engines play each other. A screenshot of each step goes
+//! to target/gui-screenshots/.
 //!
 //! Without `chromium` and `chromedriver` on PATH the test is skipped with a
 //! message, unless CI=true, where it fails (.ci/run installs them).
@@ -440,6 +443,63 @@ fn the_page_plays_analyses_and_reviews_in_a_browser() {
         "return document.getElementById('status').dataset.length == 4 ? 'yes' : 'no'",
     );
 
+    // Play a game to its end by clicking: set up from HWPN a position where
+    // the person (player 0) has a large red ship at player 1's home, beside
+    // player 1's only ship, a small green one; clicking that ship captures it
+    // and eliminates player 1.
+    browser.type_into("#hwpn", "r1b3:g3:/y2b1:r3:g1 0");
+    browser.click("#set-position");
+    browser.wait_for(
+        "the position to be set up",
+        "return document.getElementById('message').textContent.includes('position set') && document.getElementById('status').dataset.length == 0 && document.getElementById('status').textContent.includes('(you)') ? 'yes' : 'no'",
+    );
+    browser.click_choosable("ship:Home1:1:g1");
+    // The capture is the turn's one action, so the turn ends by itself;
+    // where the page still offers the end of the turn, it is clicked.
+    browser.wait_for(
+        "the end of the game or of the turn",
+        "return document.getElementById('status').textContent.includes('game over') || !document.getElementById('end-turn').disabled ? 'yes' : 'no'",
+    );
+    if browser.script("return document.getElementById('end-turn').disabled ? 'no' : 'yes'") == "yes"
+    {
+        browser.click("#end-turn");
+    }
+    browser.wait_for(
+        "the game over, won by player 0",
+        "return document.getElementById('status').textContent.includes('game over: 1-0') ? 'yes' : 'no'",
+    );
+    let status = browser.script("return document.getElementById('status').textContent");
+    assert!(status.ends_with("game over: 1-0 elimination"), "{status}");
+    assert_eq!(browser.status_number("length"), 1);
+    assert_eq!(browser.status_number("ply"), 1);
+    let last_turn = browser.script(
+        "const items = document.querySelectorAll('#moves li'); return items.length + '|' + items[items.length - 1].className + '|' + items[items.length - 1].textContent",
+    );
+    let mut parts = last_turn.splitn(3, '|');
+    let (count, class, text) = (
+        parts.next().unwrap_or_default(),
+        parts.next().unwrap_or_default(),
+        parts.next().unwrap_or_default(),
+    );
+    assert_eq!(count, "1", "{last_turn}");
+    assert!(
+        class.split_whitespace().any(|class| class == "p0"),
+        "{last_turn}"
+    );
+    assert!(
+        text.to_lowercase().contains("attack g1 home1"),
+        "{last_turn}"
+    );
+    // Player 1's ship is gone from the board, and nothing is offered.
+    assert_eq!(
+        browser.script("return document.querySelector('[data-kind=\"ship\"][data-owner=\"1\"]') || document.querySelector('.choosable') ? 'yes' : 'no'"),
+        "no"
+    );
+    assert!(browser
+        .script("return document.getElementById('resign').disabled ? 'yes' : 'no'")
+        .eq("yes"));
+    browser.screenshot("07-game-won");
+
     // Analyse a position set up from HWPN: player 0 has more ships.
     browser.click("[data-mode=\"analyse\"]");
     browser.type_into("#hwpn", "r1b3:g3y1g2:/y2b2::g3 0");
@@ -460,7 +520,7 @@ fn the_page_plays_analyses_and_reviews_in_a_browser() {
     );
     let lines = browser.script("return document.getElementById('analysis-lines').textContent");
     assert!(lines.contains("P0 "), "{lines}");
-    browser.screenshot("07-analysis");
+    browser.screenshot("08-analysis");
     browser.click("#analyse");
 
     // Review an SDG record: upload it, step with the keyboard.
@@ -483,7 +543,7 @@ fn the_page_plays_analyses_and_reviews_in_a_browser() {
             "three steps",
             "return document.getElementById('status').dataset.ply == 3 ? 'yes' : 'no'",
         );
-        browser.screenshot("08-review-turn-3");
+        browser.screenshot("09-review-turn-3");
         browser.press('\u{E010}');
         browser.wait_for(
             "the last turn",
@@ -494,7 +554,7 @@ fn the_page_plays_analyses_and_reviews_in_a_browser() {
             "the evaluation graph",
             "const line = document.querySelector('#graph polyline'); return line && line.getAttribute('points').split(' ').length == Number(document.getElementById('status').dataset.length) + 1 ? 'yes' : 'no'",
         );
-        browser.screenshot("09-review-end-graph");
+        browser.screenshot("10-review-end-graph");
     } else {
         eprintln!("skipping the review step: ../shared/sdg/1048.raw is missing");
     }
@@ -506,7 +566,7 @@ fn the_page_plays_analyses_and_reviews_in_a_browser() {
         "engines playing each other",
         "return document.getElementById('status').textContent.startsWith('watch') && Number(document.getElementById('status').dataset.length) >= 6 ? 'yes' : 'no'",
     );
-    browser.screenshot("10-watch");
+    browser.screenshot("11-watch");
 }
 
 /// Starts `supernova gui` on a free port with the given engine commands;
