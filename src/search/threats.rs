@@ -463,6 +463,10 @@ const VERIFY_FROM: f64 = 0.2;
 /// check, so that the tree has time to settle on another turn.
 const VERIFY_UNTIL: f64 = 0.85;
 
+/// The share of the planned time the checks may take after one ran out of
+/// its allowance without a threat found.
+const ESCALATED_SHARE: f64 = 0.5;
+
 /// Iterations between two looks at the tree's best turn, at least.
 const LOOK_INTERVAL: u64 = 256;
 
@@ -495,6 +499,9 @@ pub(super) struct RootVerifier {
     /// finding a defence matters more than the tree's finer choice, so the
     /// checks may then take tree time too (up to [`VERIFY_UNTIL`]).
     threatened: bool,
+    /// Set when a check ran out of its share: the next may take tree time
+    /// too, up to half the planned time.
+    escalated: bool,
     /// The node limit, if the search has one and no clock.
     nodes: Option<u64>,
     /// Work left for the checks.
@@ -524,6 +531,7 @@ impl RootVerifier {
             spent: Duration::ZERO,
             allowance: soft.map_or(Duration::ZERO, |soft| soft / TIME_SHARE),
             threatened: false,
+            escalated: false,
             nodes,
             work,
             exhausted: false,
@@ -566,6 +574,8 @@ impl RootVerifier {
                 let searched = self.start.elapsed().saturating_sub(self.credit());
                 let limit = if self.threatened {
                     self.allowance.max(soft.mul_f64(VERIFY_UNTIL))
+                } else if self.escalated {
+                    self.allowance.max(soft.mul_f64(ESCALATED_SHARE))
                 } else {
                     self.allowance
                 };
@@ -642,8 +652,8 @@ impl RootVerifier {
             }
             // A check that runs out of its share is itself a sign of
             // danger (a safe turn in a quiet position checks quickly): the
-            // next check may take tree time. A second one ends the checks.
-            None if !self.threatened => self.threatened = true,
+            // next check may take some tree time. A second one ends them.
+            None if !self.escalated && !self.threatened => self.escalated = true,
             None => self.exhausted = true,
         }
     }
