@@ -248,7 +248,9 @@ pub fn parse(text: &str) -> Result<Board, ParseError> {
     Ok(Board::with_names(position, names))
 }
 
-fn parse_turn_state(text: &str) -> Option<TurnState> {
+/// Reads a turn-state field (`s`, `d`, or a sacrifice's colour and actions
+/// left, like `y2`); the multi-player notation shares it.
+pub(super) fn parse_turn_state(text: &str) -> Option<TurnState> {
     match text {
         "s" => Some(TurnState::Start),
         "d" => Some(TurnState::Done),

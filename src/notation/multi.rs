@@ -25,7 +25,7 @@
 //! first. Names work as in HWPN: `Vega=b2:r1::`.
 
 use super::error::{excerpt, ParseError};
-use super::hwpn::parse_pieces;
+use super::hwpn::{parse_pieces, parse_turn_state};
 use super::names::{is_plain_name, DEFAULT_NAMES, MAX_NAME_CHARS};
 use super::play::{resolve_with, TurnError};
 use super::turn::{
@@ -34,7 +34,7 @@ use super::turn::{
 use crate::rules::multi::{
     Fleet, MultiAction, MultiOutcome, MultiParts, MultiPosition, MultiSystem, Seat, Seats, Victory,
 };
-use crate::rules::{Action, Colour, IllegalReason, Rules, Slot, TurnState};
+use crate::rules::{Action, IllegalReason, Rules, Slot, TurnState};
 
 /// The mark of `seat` in a game of `players`: `N`, `E`, `S`, `W`, `5`, `6`
 /// in turn order (`N`, `S` with two players, as SDG seated them).
@@ -760,22 +760,6 @@ pub fn parse(text: &str) -> Result<MultiBoard, ParseError> {
     }
     board.sync();
     Ok(board)
-}
-
-fn parse_turn_state(text: &str) -> Option<TurnState> {
-    match text {
-        "s" => Some(TurnState::Start),
-        "d" => Some(TurnState::Done),
-        _ => {
-            let mut chars = text.chars();
-            let colour = Colour::parse(&chars.next()?.to_string())?;
-            let remaining = chars.next()?.to_digit(10)? as u8;
-            if chars.next().is_some() || !(1..=3).contains(&remaining) {
-                return None;
-            }
-            Some(TurnState::Sacrifice { colour, remaining })
-        }
-    }
 }
 
 #[cfg(test)]

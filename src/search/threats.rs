@@ -467,6 +467,9 @@ const VERIFY_UNTIL: f64 = 0.85;
 /// its allowance without a threat found.
 const ESCALATED_SHARE: f64 = 0.5;
 
+/// How long one check in an infinite search may take.
+const INFINITE_CHECK_TIME: Duration = Duration::from_millis(50);
+
 /// Iterations between two looks at the tree's best turn, at least.
 const LOOK_INTERVAL: u64 = 256;
 
@@ -596,8 +599,10 @@ impl RootVerifier {
                 }
                 None
             }
-            // An infinite search: check from the start.
-            (None, None) => None,
+            // An infinite search: check from the start, each check on a
+            // short deadline, since the leading thread answers `stop` only
+            // between checks.
+            (None, None) => Some(Instant::now() + INFINITE_CHECK_TIME),
         };
         // Reading the best turn can mean completing it outside the tree (a
         // listing of every completion), so the tree is looked at about
