@@ -34,10 +34,22 @@ use crate::rules::{
 /// A cost that no budget can pay.
 const UNREACHABLE: u32 = 1_000;
 
+/// How many winning turns a solver remembers and replays before searching.
+const REMEMBERED_WINS: usize = 4;
+
 /// The exact win-in-1 solver, with reusable buffers. One per thread.
+///
+/// It also remembers the last few winning turns it found and replays them
+/// (each action checked) before searching: callers ask about many positions
+/// that differ in ways a win does not depend on (every turn of the side in
+/// check, every reply to a threat), and a win that still works costs a few
+/// action checks instead of a search. A replayed win is as exact as a found
+/// one; the answers depend only on the order of calls.
 pub struct Solver {
     visited: VisitedSet,
     path: Vec<Action>,
+    /// Winning turns found, most recent first.
+    wins: Vec<Vec<Action>>,
     buffers: Vec<Vec<(i32, Action)>>,
     states: u64,
     limit: u64,
@@ -49,6 +61,7 @@ impl Default for Solver {
         Solver {
             visited: VisitedSet::new(),
             path: Vec::with_capacity(16),
+            wins: Vec::new(),
             buffers: Vec::new(),
             states: 0,
             limit: u64::MAX,
@@ -114,9 +127,41 @@ impl Solver {
         if position.in_setup() || !may_win(position, rules) {
             return false;
         }
+        if self.replay_win(position, rules) {
+            return true;
+        }
         self.visited.clear();
         self.visited.insert(position.hash());
-        self.search(position, rules, 0)
+        let won = self.search(position, rules, 0);
+        if won && position.turn_state() == TurnState::Start {
+            self.wins.insert(0, self.path.clone());
+            self.wins.truncate(REMEMBERED_WINS);
+        }
+        won
+    }
+
+    /// Whether a remembered winning turn still wins from `position` (a
+    /// turn start); on success it becomes the path and moves to the front.
+    fn replay_win(&mut self, position: &Position, rules: &Rules) -> bool {
+        if position.turn_state() != TurnState::Start {
+            return false;
+        }
+        let mover = position.side_to_move();
+        for index in 0..self.wins.len() {
+            self.states += 1;
+            let mut replay = *position;
+            let legal = self.wins[index]
+                .iter()
+                .all(|&action| replay.try_apply(rules, action).is_ok());
+            if legal && replay.end_turn(rules) == Ok(Outcome::Win(mover)) {
+                let win = self.wins.remove(index);
+                self.path.clear();
+                self.path.extend_from_slice(&win);
+                self.wins.insert(0, win);
+                return true;
+            }
+        }
+        false
     }
 
     fn search(&mut self, position: &Position, rules: &Rules, depth: usize) -> bool {
@@ -849,6 +894,50 @@ mod tests {
             &[("r1y3", "g3", ""), ("y2b1", "", "b2b2"), ("y3", "b1", "")],
             true,
         );
+    }
+
+    #[test]
+    fn a_remembered_win_is_replayed_only_where_it_still_wins() {
+        let rules = Rules::STANDARD;
+        let mut solver = Solver::default();
+        // The sitting duck: a blue ship moves in and fires the catastrophe.
+        let first = position(
+            &[("r1y3", "g3", ""), ("y2b1", "", "b2b2"), ("y3", "b1", "")],
+            0,
+        );
+        let win = solver.find_win(&first, &rules).expect("a win");
+        let searched = solver.states();
+        assert!(searched > 1, "the first win is searched for");
+        // An unrelated extra ship at home: the same win, replayed.
+        let similar = position(
+            &[("r1y3", "g3g1", ""), ("y2b1", "", "b2b2"), ("y3", "b1", "")],
+            0,
+        );
+        assert_eq!(solver.find_win(&similar, &rules), Some(win.clone()));
+        assert_eq!(solver.states(), 1, "one replay, no search");
+        // The blue ship in another system: the remembered move is illegal,
+        // and the search finds the other win.
+        let moved = position(
+            &[
+                ("r1y3", "g3", ""),
+                ("y2b1", "", "b2b2"),
+                ("b3", "g1", ""),
+                ("y3", "b1", ""),
+            ],
+            0,
+        );
+        let other = solver
+            .find_win(&moved, &rules)
+            .expect("a win from the other system");
+        assert_ne!(other, win);
+        assert!(brute_force(&moved, &rules));
+        // No blue ship at all: the replays fail and there is no win.
+        let quiet = position(
+            &[("r1y3", "g3", ""), ("y2b1", "", "b2b2"), ("y3", "g1", "")],
+            0,
+        );
+        assert!(!solver.can_win(&quiet, &rules));
+        assert!(!brute_force(&quiet, &rules));
     }
 
     #[test]
