@@ -511,6 +511,8 @@ pub(super) struct RootVerifier {
     work: u64,
     /// Set when a check ran out of budget: later ones would too.
     exhausted: bool,
+    /// The end of a movetime: no check runs past it, credit or not.
+    cap: Option<Instant>,
     /// The iteration count before which the tree is not looked at again.
     next_look: u64,
 }
@@ -539,6 +541,10 @@ impl RootVerifier {
             work,
             exhausted: false,
             next_look: 0,
+            cap: limits
+                .movetime
+                .filter(|_| !limits.infinite)
+                .map(|movetime| start + movetime),
         }
     }
 
@@ -555,7 +561,8 @@ impl RootVerifier {
             work: budget.work,
             deadline: budget.deadline.map(|deadline| {
                 let left = self.allowance.saturating_sub(self.spent);
-                deadline.min(Instant::now() + left)
+                let deadline = deadline.min(Instant::now() + left);
+                self.cap.map_or(deadline, |cap| deadline.min(cap))
             }),
         }
     }
@@ -590,7 +597,8 @@ impl RootVerifier {
                     self.exhausted = true;
                     return;
                 }
-                Some(Instant::now() + left)
+                let deadline = Instant::now() + left;
+                Some(self.cap.map_or(deadline, |cap| deadline.min(cap)))
             }
             (None, Some(nodes)) => {
                 let done = iterations as f64;

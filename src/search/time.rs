@@ -40,6 +40,10 @@ pub(crate) struct TimePlan {
     /// Whether a clock is managed, so that the search may stop before the
     /// soft limit (obvious choice, smart pruning) or stretch it.
     pub managed: bool,
+    /// The movetime, if one was given: the whole search, checks included,
+    /// ends by then (UCI's "search exactly x ms"), whatever time the
+    /// threat checks were credited.
+    pub cap: Option<Duration>,
 }
 
 /// Works out the time limits for `mover`, who has played `own_turns` turns.
@@ -77,12 +81,16 @@ pub(crate) fn plan(
         soft,
         hard,
         managed,
+        cap: limits.movetime,
     }
 }
 
 /// Watches one search and says when to stop. Lives on the main thread.
 pub(crate) struct Controller {
     start: Instant,
+    /// When the search really started ([`Controller::extend`] moves
+    /// `start`, never this), for the movetime cap.
+    origin: Instant,
     plan: TimePlan,
     node_limit: u64,
     best_action: Option<u32>,
@@ -97,6 +105,7 @@ impl Controller {
     pub fn new(start: Instant, plan: TimePlan, node_limit: u64, tunables: &Tunables) -> Controller {
         Controller {
             start,
+            origin: start,
             plan,
             node_limit,
             best_action: None,
@@ -109,13 +118,20 @@ impl Controller {
 
     /// Moves the search's start later by `pause`: time the search spent on
     /// something else (the root's threat checks) that its limits should
-    /// not count.
+    /// not count. A movetime still ends the search on time.
     pub fn extend(&mut self, pause: Duration) {
         self.start += pause;
     }
 
     /// Whether the search should stop now.
     pub fn should_stop(&mut self, shared: &Shared) -> bool {
+        if self
+            .plan
+            .cap
+            .is_some_and(|cap| self.origin.elapsed() >= cap)
+        {
+            return true;
+        }
         let elapsed = self.start.elapsed();
         if let Some(hard) = self.plan.hard {
             if elapsed >= hard {
@@ -284,6 +300,11 @@ mod tests {
         assert_eq!(plan.soft, Some(Duration::from_millis(100)));
         assert_eq!(plan.hard, Some(Duration::from_millis(100)));
         assert!(!plan.managed, "a movetime is searched in full");
+        assert_eq!(
+            plan.cap,
+            Some(Duration::from_millis(100)),
+            "and ends on time"
+        );
         let clock = SearchLimits {
             clock: Some(Clock::default()),
             ..limits
