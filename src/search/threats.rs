@@ -373,7 +373,8 @@ impl ThreatChecker {
 
 /// The budget of the root's check for a search under `limits` whose planned
 /// time is `soft`: work in proportion to the node limit, and a quarter of
-/// the planned time from now, whichever ends first.
+/// the planned time from now, whichever ends first; after an infinite
+/// search, a short deadline.
 pub(super) fn root_budget(limits: &SearchLimits, soft: Option<Duration>) -> ThreatBudget {
     let nodes = limits.nodes.filter(|_| !limits.infinite);
     let work = match (nodes, soft) {
@@ -381,10 +382,14 @@ pub(super) fn root_budget(limits: &SearchLimits, soft: Option<Duration>) -> Thre
         (None, Some(_)) => u64::MAX,
         (None, None) => UNLIMITED_SEARCH_WORK,
     };
-    ThreatBudget {
-        work,
-        deadline: soft.map(|soft| Instant::now() + soft / TIME_SHARE),
-    }
+    // After `stop` ends an infinite search the answer is awaited: its check
+    // gets the short deadline of the in-search ones, not a run on work.
+    let deadline = match soft {
+        Some(soft) => Some(Instant::now() + soft / TIME_SHARE),
+        None if limits.infinite => Some(Instant::now() + INFINITE_CHECK_TIME),
+        None => None,
+    };
+    ThreatBudget { work, deadline }
 }
 
 /// The root's two-turn check, after the tree and the win-in-1 checks have
