@@ -10,7 +10,7 @@
 
 use std::time::Instant;
 
-use super::position::{Action, Outcome, Position, TurnState};
+use super::position::{Action, Outcome, Patch, Position, TurnState};
 use super::profile::{Rules, SelfElimination};
 
 /// A complete turn: its actions in order and where it leads.
@@ -61,9 +61,32 @@ impl HashSet64 {
 
     /// Removes every key, keeping the allocation.
     pub fn clear(&mut self) {
-        self.slots.fill(0);
+        // An enumerator is reused for many small listings after a big one:
+        // an empty table need not be swept again.
+        if self.len != 0 {
+            self.slots.fill(0);
+        }
         self.len = 0;
         self.has_zero = false;
+    }
+
+    /// Asks the processor to start loading the slot where `key` would be,
+    /// so that a later [`HashSet64::contains`] or [`HashSet64::insert`] of
+    /// it does not wait for memory: a big listing's result set is far
+    /// larger than the caches, and each lookup would otherwise miss.
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        let index = (key as usize) & (self.slots.len() - 1);
+        #[cfg(target_arch = "x86_64")]
+        // Safety: `index` is masked to the table's length, so the address
+        // lies inside the allocation; a prefetch reads nothing and cannot
+        // fault whatever the address.
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            _mm_prefetch::<_MM_HINT_T0>(self.slots.as_ptr().add(index) as *const i8);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = index;
     }
 
     /// Whether the key is in the set.
@@ -144,6 +167,30 @@ pub struct TurnEnumerator {
     /// Pending actions of every open depth, as one stack, so that the
     /// depth-first walk allocates nothing per state.
     actions: Vec<Action>,
+    /// What each pending action leads to, beside `actions`.
+    children: Vec<Child>,
+}
+
+/// What one pending action leads to, worked out for all the actions of a
+/// state before any is followed, so that the result lookups of the whole
+/// batch are in flight at once (see [`HashSet64::prefetch`]).
+#[derive(Clone, Copy)]
+struct Child {
+    patch: Patch,
+    /// For a leaf, the key of its result (the hash after the end of the
+    /// turn); otherwise the hash of the mid-turn state.
+    key: u64,
+    kind: ChildKind,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ChildKind {
+    /// Every completion would be a forbidden self-elimination.
+    Pruned,
+    /// Nothing can follow but the end of the turn.
+    Leaf,
+    /// More actions may follow.
+    Inner,
 }
 
 impl TurnEnumerator {
@@ -210,6 +257,7 @@ impl TurnEnumerator {
         visit: &mut impl FnMut(&[Action], &Position, Outcome) -> bool,
     ) -> bool {
         self.actions.clear();
+        self.children.clear();
         let mut walk = Walk {
             rules,
             deadline,
@@ -220,6 +268,7 @@ impl TurnEnumerator {
             results: &mut self.results,
             rejected: &mut self.rejected,
             actions: &mut self.actions,
+            children: &mut self.children,
             path: Vec::with_capacity(16),
         };
         walk.explore(position, visit);
@@ -241,19 +290,36 @@ struct Walk<'a> {
     results: &'a mut HashSet64,
     rejected: &'a mut HashSet64,
     actions: &'a mut Vec<Action>,
+    children: &'a mut Vec<Child>,
     path: Vec<Action>,
 }
 
 impl Walk<'_> {
+    /// Whether the result with this key is already listed or refused.
+    #[inline]
+    fn known(&self, key: u64) -> bool {
+        self.results.contains(key) || (!self.rejected.is_empty() && self.rejected.contains(key))
+    }
+
     fn record(
         &mut self,
         position: &Position,
         visit: &mut impl FnMut(&[Action], &Position, Outcome) -> bool,
     ) {
         let key = position.hash_after_end();
-        if self.results.contains(key) || self.rejected.contains(key) {
+        if self.known(key) {
             return;
         }
+        self.record_new(position, key, visit);
+    }
+
+    /// [`Walk::record`] for a result known to be new, with its key.
+    fn record_new(
+        &mut self,
+        position: &Position,
+        key: u64,
+        visit: &mut impl FnMut(&[Action], &Position, Outcome) -> bool,
+    ) {
         let mut ended = *position;
         match ended.end_turn(self.rules) {
             Ok(outcome) => {
@@ -281,22 +347,75 @@ impl Walk<'_> {
         self.record(position, visit);
         let first = self.actions.len();
         position.for_each_action(self.rules, |action| self.actions.push(action));
-        let overpopulated_here = position.has_overpopulation();
         let last = self.actions.len();
+        self.classify(position, first, last);
         for index in first..last {
             if self.stopped {
                 break;
             }
+            let Child { patch, key, kind } = self.children[index];
+            match kind {
+                ChildKind::Pruned => {}
+                ChildKind::Leaf => {
+                    // Most leaves repeat a known result: look it up by key
+                    // before paying for a copy.
+                    if self.known(key) {
+                        continue;
+                    }
+                    let mut next = *position;
+                    next.apply_patch(&patch);
+                    self.path.push(self.actions[index]);
+                    self.record_new(&next, key, visit);
+                    self.path.pop();
+                }
+                ChildKind::Inner => {
+                    if !self.states.insert(key) {
+                        continue;
+                    }
+                    self.expanded += 1;
+                    if self.expanded % 1024 == 0
+                        && self
+                            .deadline
+                            .is_some_and(|deadline| Instant::now() >= deadline)
+                    {
+                        self.stopped = true;
+                        self.out_of_time = true;
+                        break;
+                    }
+                    let mut next = *position;
+                    next.apply_patch(&patch);
+                    self.path.push(self.actions[index]);
+                    self.explore(&next, visit);
+                    self.path.pop();
+                }
+            }
+        }
+        self.actions.truncate(first);
+        self.children.truncate(first);
+    }
+
+    /// Works out what each of the actions `first..last` (children of
+    /// `position`) leads to, and starts loading the result slots of the
+    /// leaves.
+    fn classify(&mut self, position: &Position, first: usize, last: usize) {
+        let overpopulated_here = position.has_overpopulation();
+        let prune_self_elimination = self.rules.self_elimination == SelfElimination::Illegal
+            && !position.in_setup();
+        let mover = position.side_to_move();
+        let slot_hashes = position.slot_hashes();
+        self.children.truncate(first);
+        for index in first..last {
             let action = self.actions[index];
             let patch = position.patch(self.rules, action);
-            if self.rules.self_elimination == SelfElimination::Illegal
-                && !position.in_setup()
-                && patch.destroys_home(position.side_to_move())
-            {
-                // Every completion would be a forbidden self-elimination.
+            if prune_self_elimination && patch.destroys_home(mover) {
+                self.children.push(Child {
+                    patch,
+                    key: 0,
+                    kind: ChildKind::Pruned,
+                });
                 continue;
             }
-            let hash = position.patched_hash(&patch);
+            let hash = position.patched_hash_with(&patch, &slot_hashes);
             // After the core only catastrophes remain, and only where a
             // system is overpopulated.
             let leaf = patch.turn_state() == TurnState::Done
@@ -307,39 +426,23 @@ impl Walk<'_> {
                 } else {
                     patch.overpopulated_colours() == 0
                 };
-            if leaf {
-                // Nothing can follow but the end of the turn: look the result
-                // up by hash first, since most leaves repeat a known one.
+            let child = if leaf {
                 let key = patch.hash_after_end(hash);
-                if self.results.contains(key) || self.rejected.contains(key) {
-                    continue;
+                self.results.prefetch(key);
+                Child {
+                    patch,
+                    key,
+                    kind: ChildKind::Leaf,
                 }
-                let mut next = *position;
-                next.apply_patch(&patch);
-                self.path.push(action);
-                self.record(&next, visit);
-                self.path.pop();
-                continue;
-            }
-            if self.states.insert(hash) {
-                self.expanded += 1;
-                if self.expanded % 1024 == 0
-                    && self
-                        .deadline
-                        .is_some_and(|deadline| Instant::now() >= deadline)
-                {
-                    self.stopped = true;
-                    self.out_of_time = true;
-                    break;
+            } else {
+                Child {
+                    patch,
+                    key: hash,
+                    kind: ChildKind::Inner,
                 }
-                let mut next = *position;
-                next.apply_patch(&patch);
-                self.path.push(action);
-                self.explore(&next, visit);
-                self.path.pop();
-            }
+            };
+            self.children.push(child);
         }
-        self.actions.truncate(first);
     }
 }
 
