@@ -1118,6 +1118,13 @@ impl Position {
         patch
     }
 
+    /// The canonical packed word of a slot (see [`System::word`]), straight
+    /// from storage: what enumerators compare to tell identical systems.
+    #[inline]
+    pub(crate) fn slot_word(&self, slot: Slot) -> u64 {
+        self.stored_word(slot)
+    }
+
     /// Every slot's contribution to the hash, for enumerators that hash many
     /// children of one state with [`Position::patched_hash_with`]: each
     /// child then mixes only its new words, not the old ones again.
