@@ -299,11 +299,14 @@ struct LastStep {
     to_word: u64,
 }
 
+/// A yellow step's place in the generator's order within one state.
+type ListingOrder = (Slot, usize, usize);
+
 /// Where a yellow step starts, where it goes (the destination slot of a
 /// move, or none for a discovery, whose slot is not part of the action) and
 /// its place in the generator's order within one state: by origin, ship,
 /// then moves by destination before discoveries by star.
-fn yellow_step(action: Action) -> Option<(Slot, Option<Slot>, (Slot, usize, usize))> {
+fn yellow_step(action: Action) -> Option<(Slot, Option<Slot>, ListingOrder)> {
     match action {
         Action::Move { from, to, ship } => {
             Some((from, Some(to), (from, ship.index(), to as usize)))
