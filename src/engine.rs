@@ -1106,14 +1106,20 @@ fn shown_info(info: &SearchInfo, shown: usize) -> SearchInfo {
     info
 }
 
-/// The first legal turn, as a result, for when the search failed.
+/// The first legal turn, as a result, for when the search failed. The
+/// listing stops at that first turn: a position can have hundreds of
+/// thousands, and listing them all (with a copy of each) took seconds.
 fn fallback_result(position: &Position, rules: &Rules) -> SearchResult {
-    let turn = position
-        .legal_turns(rules)
-        .into_iter()
-        .next()
-        .map(|turn| turn.actions)
-        .unwrap_or_default();
+    let mut turn = Vec::new();
+    crate::rules::TurnEnumerator::default().for_each_turn_while(
+        position,
+        rules,
+        None,
+        |actions, _, _| {
+            turn = actions.to_vec();
+            false
+        },
+    );
     let info = SearchInfo {
         best_turn: turn.clone(),
         principal_variation: vec![turn.clone()],

@@ -7,10 +7,21 @@
 //! the same turn state) lead to exactly the same set of results, so the second
 //! visit is cut. That memo is what keeps yellow-sacrifice positions with tens
 //! of thousands of results fast, and it cannot lose a turn.
+//!
+//! # Commuting last steps
+//! Most of a big listing is the last step of a yellow sacrifice, and most of
+//! those steps land on a result already listed: three independent moves
+//! reach one result from three different two-move states. When the step
+//! that reached a state and the step about to end the turn provably commute
+//! and the generator lists the second one first in the parent state, the
+//! result was already reached, earlier, through the parent's child by that
+//! second step, so it is skipped without being looked at (see
+//! [`Walk::skip`]). Only known results are skipped, so the turns come out
+//! in the same order with the same actions as without the rule.
 
 use std::time::Instant;
 
-use super::position::{Action, Outcome, Position, TurnState};
+use super::position::{Action, Outcome, Patch, Position, Slot, TurnState, HOME_SLOTS};
 use super::profile::{Rules, SelfElimination};
 
 /// A complete turn: its actions in order and where it leads.
@@ -61,9 +72,32 @@ impl HashSet64 {
 
     /// Removes every key, keeping the allocation.
     pub fn clear(&mut self) {
-        self.slots.fill(0);
+        // An enumerator is reused for many small listings after a big one:
+        // an empty table need not be swept again.
+        if self.len != 0 {
+            self.slots.fill(0);
+        }
         self.len = 0;
         self.has_zero = false;
+    }
+
+    /// Asks the processor to start loading the slot where `key` would be,
+    /// so that a later [`HashSet64::contains`] or [`HashSet64::insert`] of
+    /// it does not wait for memory: a big listing's result set is far
+    /// larger than the caches, and each lookup would otherwise miss.
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        let index = (key as usize) & (self.slots.len() - 1);
+        #[cfg(target_arch = "x86_64")]
+        // Safety: `index` is masked to the table's length, so the address
+        // lies inside the allocation; a prefetch reads nothing and cannot
+        // fault whatever the address.
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            _mm_prefetch::<_MM_HINT_T0>(self.slots.as_ptr().add(index) as *const i8);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = index;
     }
 
     /// Whether the key is in the set.
@@ -144,6 +178,30 @@ pub struct TurnEnumerator {
     /// Pending actions of every open depth, as one stack, so that the
     /// depth-first walk allocates nothing per state.
     actions: Vec<Action>,
+    /// What each pending action leads to, beside `actions`.
+    children: Vec<Child>,
+}
+
+/// What one pending action leads to, worked out for all the actions of a
+/// state before any is followed, so that the result lookups of the whole
+/// batch are in flight at once (see [`HashSet64::prefetch`]).
+#[derive(Clone, Copy)]
+struct Child {
+    patch: Patch,
+    /// For a leaf, the key of its result (the hash after the end of the
+    /// turn); otherwise the hash of the mid-turn state.
+    key: u64,
+    kind: ChildKind,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ChildKind {
+    /// Every completion would be a forbidden self-elimination.
+    Pruned,
+    /// Nothing can follow but the end of the turn.
+    Leaf,
+    /// More actions may follow.
+    Inner,
 }
 
 impl TurnEnumerator {
@@ -210,6 +268,7 @@ impl TurnEnumerator {
         visit: &mut impl FnMut(&[Action], &Position, Outcome) -> bool,
     ) -> bool {
         self.actions.clear();
+        self.children.clear();
         let mut walk = Walk {
             rules,
             deadline,
@@ -220,10 +279,44 @@ impl TurnEnumerator {
             results: &mut self.results,
             rejected: &mut self.rejected,
             actions: &mut self.actions,
+            children: &mut self.children,
             path: Vec::with_capacity(16),
         };
-        walk.explore(position, visit);
+        walk.explore(position, None, visit);
         !walk.out_of_time
+    }
+}
+
+/// The yellow step (a move or a discovery) that reached the state being
+/// expanded, with what its systems held before it, for [`Walk::skip`].
+#[derive(Clone, Copy)]
+struct LastStep {
+    action: Action,
+    /// The slot the ship went to (the new system's, for a discovery).
+    to: Slot,
+    /// The words of the origin and of `to` before the step.
+    from_word: u64,
+    to_word: u64,
+}
+
+/// A yellow step's place in the generator's order within one state.
+type ListingOrder = (Slot, usize, usize);
+
+/// Where a yellow step starts, where it goes (the destination slot of a
+/// move, or none for a discovery, whose slot is not part of the action) and
+/// its place in the generator's order within one state: by origin, ship,
+/// then moves by destination before discoveries by star.
+fn yellow_step(action: Action) -> Option<(Slot, Option<Slot>, ListingOrder)> {
+    match action {
+        Action::Move { from, to, ship } => {
+            Some((from, Some(to), (from, ship.index(), to as usize)))
+        }
+        Action::Discover { from, ship, star } => Some((
+            from,
+            None,
+            (from, ship.index(), usize::from(u8::MAX) + 1 + star.index()),
+        )),
+        _ => None,
     }
 }
 
@@ -241,19 +334,36 @@ struct Walk<'a> {
     results: &'a mut HashSet64,
     rejected: &'a mut HashSet64,
     actions: &'a mut Vec<Action>,
+    children: &'a mut Vec<Child>,
     path: Vec<Action>,
 }
 
 impl Walk<'_> {
+    /// Whether the result with this key is already listed or refused.
+    #[inline]
+    fn known(&self, key: u64) -> bool {
+        self.results.contains(key) || (!self.rejected.is_empty() && self.rejected.contains(key))
+    }
+
     fn record(
         &mut self,
         position: &Position,
         visit: &mut impl FnMut(&[Action], &Position, Outcome) -> bool,
     ) {
         let key = position.hash_after_end();
-        if self.results.contains(key) || self.rejected.contains(key) {
+        if self.known(key) {
             return;
         }
+        self.record_new(position, key, visit);
+    }
+
+    /// [`Walk::record`] for a result known to be new, with its key.
+    fn record_new(
+        &mut self,
+        position: &Position,
+        key: u64,
+        visit: &mut impl FnMut(&[Action], &Position, Outcome) -> bool,
+    ) {
         let mut ended = *position;
         match ended.end_turn(self.rules) {
             Ok(outcome) => {
@@ -276,27 +386,99 @@ impl Walk<'_> {
     fn explore(
         &mut self,
         position: &Position,
+        last_step: Option<LastStep>,
         visit: &mut impl FnMut(&[Action], &Position, Outcome) -> bool,
     ) {
         self.record(position, visit);
         let first = self.actions.len();
         position.for_each_action(self.rules, |action| self.actions.push(action));
-        let overpopulated_here = position.has_overpopulation();
         let last = self.actions.len();
+        self.classify(position, last_step, first, last);
         for index in first..last {
             if self.stopped {
                 break;
             }
+            let Child { patch, key, kind } = self.children[index];
+            match kind {
+                ChildKind::Pruned => {}
+                ChildKind::Leaf => {
+                    // Most leaves repeat a known result: look it up by key
+                    // before paying for a copy.
+                    if self.known(key) {
+                        continue;
+                    }
+                    let mut next = *position;
+                    next.apply_patch(&patch);
+                    self.path.push(self.actions[index]);
+                    self.record_new(&next, key, visit);
+                    self.path.pop();
+                }
+                ChildKind::Inner => {
+                    if !self.states.insert(key) {
+                        continue;
+                    }
+                    self.expanded += 1;
+                    if self.expanded % 1024 == 0
+                        && self
+                            .deadline
+                            .is_some_and(|deadline| Instant::now() >= deadline)
+                    {
+                        self.stopped = true;
+                        self.out_of_time = true;
+                        break;
+                    }
+                    let action = self.actions[index];
+                    let last_step = match (action, patch.writes()) {
+                        (
+                            Action::Move { from, .. } | Action::Discover { from, .. },
+                            &[_, (to, _)],
+                        ) => Some(LastStep {
+                            action,
+                            to,
+                            from_word: position.slot_word(from),
+                            to_word: position.slot_word(to),
+                        }),
+                        _ => None,
+                    };
+                    let mut next = *position;
+                    next.apply_patch(&patch);
+                    self.path.push(action);
+                    self.explore(&next, last_step, visit);
+                    self.path.pop();
+                }
+            }
+        }
+        self.actions.truncate(first);
+        self.children.truncate(first);
+    }
+
+    /// Works out what each of the actions `first..last` (children of
+    /// `position`) leads to, and starts loading the result slots of the
+    /// leaves.
+    fn classify(
+        &mut self,
+        position: &Position,
+        last_step: Option<LastStep>,
+        first: usize,
+        last: usize,
+    ) {
+        let overpopulated_here = position.has_overpopulation();
+        let prune_self_elimination =
+            self.rules.self_elimination == SelfElimination::Illegal && !position.in_setup();
+        let mover = position.side_to_move();
+        let slot_hashes = position.slot_hashes();
+        self.children.truncate(first);
+        for index in first..last {
             let action = self.actions[index];
             let patch = position.patch(self.rules, action);
-            if self.rules.self_elimination == SelfElimination::Illegal
-                && !position.in_setup()
-                && patch.destroys_home(position.side_to_move())
-            {
-                // Every completion would be a forbidden self-elimination.
+            if prune_self_elimination && patch.destroys_home(mover) {
+                self.children.push(Child {
+                    patch,
+                    key: 0,
+                    kind: ChildKind::Pruned,
+                });
                 continue;
             }
-            let hash = position.patched_hash(&patch);
             // After the core only catastrophes remain, and only where a
             // system is overpopulated.
             let leaf = patch.turn_state() == TurnState::Done
@@ -307,39 +489,163 @@ impl Walk<'_> {
                 } else {
                     patch.overpopulated_colours() == 0
                 };
-            if leaf {
-                // Nothing can follow but the end of the turn: look the result
-                // up by hash first, since most leaves repeat a known one.
-                let key = patch.hash_after_end(hash);
-                if self.results.contains(key) || self.rejected.contains(key) {
-                    continue;
-                }
-                let mut next = *position;
-                next.apply_patch(&patch);
-                self.path.push(action);
-                self.record(&next, visit);
-                self.path.pop();
+            if leaf && last_step.is_some_and(|before| Walk::skip(position, before, action, &patch))
+            {
+                self.children.push(Child {
+                    patch,
+                    key: 0,
+                    kind: ChildKind::Pruned,
+                });
                 continue;
             }
-            if self.states.insert(hash) {
-                self.expanded += 1;
-                if self.expanded % 1024 == 0
-                    && self
-                        .deadline
-                        .is_some_and(|deadline| Instant::now() >= deadline)
-                {
-                    self.stopped = true;
-                    self.out_of_time = true;
-                    break;
+            let hash = position.patched_hash_with(&patch, &slot_hashes);
+            let child = if leaf {
+                let key = patch.hash_after_end(hash);
+                self.results.prefetch(key);
+                Child {
+                    patch,
+                    key,
+                    kind: ChildKind::Leaf,
                 }
-                let mut next = *position;
-                next.apply_patch(&patch);
-                self.path.push(action);
-                self.explore(&next, visit);
-                self.path.pop();
+            } else {
+                Child {
+                    patch,
+                    key: hash,
+                    kind: ChildKind::Inner,
+                }
+            };
+            self.children.push(child);
+        }
+    }
+
+    /// Whether the last step `action` (a leaf: nothing but the end of the
+    /// turn follows it) from `position` can only repeat a result already
+    /// listed, so that it need not be looked at. `position` was first
+    /// expanded as the child, by the yellow step `before`, of a parent P.
+    ///
+    /// It can when `action` is a yellow step too, listed before `before`
+    /// in P, and the two commute: then P's child by `action` was expanded
+    /// (then or earlier, with the memo) before P reached `before`, and its
+    /// leaf by `before` is the same result, listed then, or skipped in
+    /// turn for an even earlier state by the same rule.
+    ///
+    /// They commute when they go to two different systems and, where a
+    /// discovery is involved, neither empties its origin (which would hand
+    /// a star back to the bank and free a slot), in three cases: they share
+    /// no system but perhaps their origin; `action` moves into the origin
+    /// of `before` (which still stands, since `action` can go there); or
+    /// `action` leaves the destination of `before` with a ship that was
+    /// there before, leaving a ship behind. Each slot then changes by the
+    /// same pieces in either order, no system fades in between, and each
+    /// step is legal without the other. The generator must also list each
+    /// in the other order: it leaves out a move into a system identical to
+    /// an earlier one (rules.md E3), so no earlier system may be identical
+    /// to a destination as it stands in the other order.
+    fn skip(position: &Position, before: LastStep, action: Action, patch: &Patch) -> bool {
+        let Some((from, to, order)) = yellow_step(action) else {
+            return false;
+        };
+        let Some((before_from, before_move_to, before_order)) = yellow_step(before.action) else {
+            return false;
+        };
+        if order >= before_order {
+            return false;
+        }
+        let &[(_, from_after), (destination, _)] = patch.writes() else {
+            return false;
+        };
+        let before_to = before.to;
+        let into_before_origin = destination == before_from;
+        let out_of_before_destination = from == before_to;
+        if destination == before_to
+            || (into_before_origin && out_of_before_destination)
+            || (out_of_before_destination && before_move_to.is_none())
+        {
+            return false;
+        }
+        let discovery = to.is_none() || before_move_to.is_none();
+        if discovery && (position.slot_word(before_from) == 0 || from_after == 0) {
+            return false;
+        }
+        let home = |slot: Slot| (slot as usize) < HOME_SLOTS;
+        // Whether a non-home slot before `limit`, other than `origin`,
+        // holds `target` in `position` with the slots of `changed` replaced.
+        let earlier_copy = |target: u64, limit: Slot, origin: Slot, changed: &[(Slot, u64)]| {
+            (HOME_SLOTS as Slot..limit).any(|slot| {
+                let word = changed
+                    .iter()
+                    .find(|&&(changed_slot, _)| changed_slot == slot)
+                    .map_or_else(|| position.slot_word(slot), |&(_, word)| word);
+                slot != origin && word != 0 && word == target
+            })
+        };
+        let me = position.side_to_move().index();
+        let ship = match action {
+            Action::Move { ship, .. } | Action::Discover { ship, .. } => ship,
+            _ => return false,
+        };
+        let unit = 1u64 << (24 * me + 2 * ship.index());
+        let before_to_after = before.to_word.wrapping_sub(unit);
+        if out_of_before_destination {
+            // In P the destination of `before` already held this ship, and
+            // keeps a ship without it.
+            let fleet_count = (before.to_word >> (24 * me + 2 * ship.index())) & 3;
+            if fleet_count == 0 || before_to_after & 0xFFFF_FFFF_FFFF == 0 {
+                return false;
             }
         }
-        self.actions.truncate(first);
+        // `action` is listed in P.
+        if let Some(to) = to.filter(|&to| !home(to)) {
+            if into_before_origin {
+                let changed = [(
+                    before_to,
+                    if before_move_to.is_some() {
+                        before.to_word
+                    } else {
+                        0
+                    },
+                )];
+                if earlier_copy(before.from_word, to, from, &changed) {
+                    return false;
+                }
+            } else {
+                let target = position.slot_word(to);
+                if before_from != from
+                    && !home(before_from)
+                    && before_from < to
+                    && before.from_word == target
+                {
+                    return false;
+                }
+                if before_move_to.is_some()
+                    && before_to != from
+                    && !home(before_to)
+                    && before_to < to
+                    && before.to_word == target
+                {
+                    return false;
+                }
+            }
+        }
+        // `before`, if a move, is listed after `action`.
+        if before_move_to.is_some() && !home(before_to) {
+            if out_of_before_destination {
+                if earlier_copy(before_to_after, before_to, before_from, patch.writes()) {
+                    return false;
+                }
+            } else {
+                for &(slot, word) in patch.writes() {
+                    if slot != before_from
+                        && !home(slot)
+                        && slot < before_to
+                        && word == before.to_word
+                    {
+                        return false;
+                    }
+                }
+            }
+        }
+        true
     }
 }
 
