@@ -53,6 +53,19 @@ impl TurnList {
         tunables: &Tunables,
         deadline: Option<Instant>,
     ) -> Option<TurnList> {
+        TurnList::list_until(position, rules, Some(tunables), deadline)
+    }
+
+    /// Lists every distinct turn, scoring each only when `tunables` are
+    /// given (unscored entries have score 0): the static evaluation of a
+    /// result costs more than listing it, and the classification in check
+    /// needs the scores of the few safe turns only.
+    fn list_until(
+        position: &Position,
+        rules: &Rules,
+        tunables: Option<&Tunables>,
+        deadline: Option<Instant>,
+    ) -> Option<TurnList> {
         let mover = position.side_to_move();
         let mut list = TurnList::default();
         let completed = TurnEnumerator::default().for_each_turn_until(
@@ -65,7 +78,8 @@ impl TurnList {
                     length: actions.len() as u32,
                     result: *result,
                     outcome,
-                    score: turn_score(result, outcome, mover, tunables),
+                    score: tunables
+                        .map_or(0.0, |tunables| turn_score(result, outcome, mover, tunables)),
                 });
                 list.actions.extend_from_slice(actions);
             },
@@ -109,13 +123,13 @@ impl SafeTurns {
         solver: &mut Solver,
         deadline: Option<Instant>,
     ) -> Option<SafeTurns> {
-        let list = TurnList::new_until(position, rules, tunables, deadline)?;
+        let mut list = TurnList::list_until(position, rules, None, deadline)?;
         let mover = position.side_to_move();
         let mut safe = Vec::new();
         let mut wins = Vec::new();
         let mut draws = Vec::new();
-        for (count, index) in list.by_score().into_iter().enumerate() {
-            if count % 256 == 255 && deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+        for index in 0..list.entries.len() {
+            if index % 256 == 255 && deadline.is_some_and(|deadline| Instant::now() >= deadline) {
                 return None;
             }
             let entry = &list.entries[index];
@@ -130,6 +144,34 @@ impl SafeTurns {
                 }
             }
         }
+        // Score what a choice can be made from: the safe turns, wins and
+        // draws, or every turn when all of them lose. Each class is then in
+        // score order, ties in listing order, as if scored and sorted first.
+        let everything = safe.is_empty() && wins.is_empty() && draws.is_empty();
+        for (count, entry) in list.entries.iter_mut().enumerate() {
+            if count % 256 == 255 && deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+                return None;
+            }
+            let wanted = everything
+                || match entry.outcome {
+                    Outcome::Ongoing => false,
+                    Outcome::Win(winner) => winner == mover,
+                    Outcome::Draw => true,
+                };
+            if wanted {
+                entry.score = turn_score(&entry.result, entry.outcome, mover, tunables);
+            }
+        }
+        for &index in &safe {
+            let entry = &mut list.entries[index];
+            entry.score = turn_score(&entry.result, entry.outcome, mover, tunables);
+        }
+        let by_score = |indices: &mut Vec<usize>| {
+            indices.sort_by(|&a, &b| list.entries[b].score.total_cmp(&list.entries[a].score));
+        };
+        by_score(&mut safe);
+        by_score(&mut wins);
+        by_score(&mut draws);
         Some(SafeTurns {
             list,
             safe,
