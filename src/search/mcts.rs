@@ -55,6 +55,8 @@ pub(crate) struct Shared<'a> {
     pub node_limit: u64,
     /// How values of draws and of distant leaves are backed up.
     pub backup: Backup,
+    /// Recycles of the tree during this search (see `Tree::recycle`).
+    pub recycles: AtomicU32,
 }
 
 /// How leaf values are turned into backed-up values: draws scored with
@@ -850,6 +852,7 @@ mod tests {
             max_depth: AtomicU32::new(0),
             node_limit: u64::MAX,
             backup,
+            recycles: AtomicU32::new(0),
         };
         for _ in 0..iterations {
             worker.iterate(&shared);

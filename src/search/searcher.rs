@@ -290,6 +290,7 @@ impl Searcher {
             max_depth: AtomicU32::new(0),
             node_limit,
             backup,
+            recycles: AtomicU32::new(0),
         };
         let threads = self.options.threads.max(1);
         let multi_pv = self.options.multi_pv.max(1);
@@ -354,6 +355,7 @@ fn thread_pool(pool: &mut Option<ThreadPool>, threads: usize) -> Option<&ThreadP
 mod tests {
     use super::*;
     use crate::rules::{Action, Colour, Piece, Rules};
+    use std::sync::atomic::Ordering;
 
     /// The position after the setup turns `home.r1.b3.g3 home.y2.b1.g3`.
     fn after_setup() -> Position {
@@ -406,5 +408,101 @@ mod tests {
             let expected = (threads > 1).then_some(threads);
             assert_eq!(pool_threads, expected, "{threads} threads");
         }
+    }
+
+    /// Levels (actions) of the most visited line from the root, counting
+    /// the nodes that exist, and the visits of its last node with at least
+    /// `visits` visits.
+    fn best_line(tree: &Tree, root: u32) -> u32 {
+        let mut depth = 0;
+        let mut node = root;
+        while depth < 1_000 {
+            let (first, count, _) = tree.node(node).children();
+            let best = (first..first + count)
+                .map(|index| tree.edge(index))
+                .filter(|edge| edge.child.load(Ordering::Relaxed) != 0)
+                .max_by_key(|edge| edge.visits.load(Ordering::Relaxed));
+            let Some(edge) = best else { break };
+            node = edge.child.load(Ordering::Relaxed);
+            depth += 1;
+        }
+        depth
+    }
+
+    #[test]
+    fn a_tiny_tree_recycles_and_its_best_line_keeps_deepening() {
+        let rules = Rules::STANDARD;
+        let position = after_setup();
+        let stop = AtomicBool::new(false);
+        let options = SearchOptions {
+            hash_mb: 1,
+            ..SearchOptions::default()
+        };
+        let mut searcher = Searcher::new(options);
+        let capacity = searcher.tree.node_capacity();
+        assert!(searcher.tree_capacity_bytes() <= 1 << 20);
+        // Before the tree fills: no recycle.
+        let early = searcher.search(
+            &position,
+            &[],
+            &SearchLimits::nodes(capacity / 2),
+            &stop,
+            |_| {},
+        );
+        assert_eq!(early.info.recycles, 0);
+        let early_line = best_line(&searcher.tree, 1);
+        let early_visits = early.info.candidates[0].visits;
+        // Many times what fits: the tree recycles, stays within its
+        // arenas, and its best line keeps growing.
+        searcher.clear();
+        let mut peak = 0;
+        let mut recycles = Vec::new();
+        let result = searcher.search(
+            &position,
+            &[],
+            &SearchLimits::nodes(capacity * 30),
+            &stop,
+            |info| {
+                peak = peak.max(info.tree_nodes);
+                recycles.push(info.recycles);
+            },
+        );
+        assert!(
+            result.info.recycles >= 5,
+            "{} recycles",
+            result.info.recycles
+        );
+        assert!(peak <= capacity && result.info.tree_nodes <= capacity);
+        assert!(result.info.tree_bytes <= 1 << 20);
+        assert!(result.info.hash_full < 1000);
+        let line = best_line(&searcher.tree, 1);
+        assert!(
+            line > early_line,
+            "best line {line} levels, {early_line} before"
+        );
+        assert!(result.info.candidates[0].visits > 10 * early_visits);
+        let mut replayed = position;
+        for &action in &result.best_turn {
+            replayed.try_apply(&rules, action).unwrap();
+        }
+        replayed.end_turn(&rules).unwrap();
+        // One thread and a node limit: the same search, recycles and all,
+        // every time.
+        searcher.clear();
+        let again = searcher.search(
+            &position,
+            &[],
+            &SearchLimits::nodes(capacity * 30),
+            &stop,
+            |_| {},
+        );
+        assert_eq!(again.best_turn, result.best_turn);
+        assert_eq!(again.info.recycles, result.info.recycles);
+        assert_eq!(again.info.tree_nodes, result.info.tree_nodes);
+        assert_eq!(again.info.candidates, result.info.candidates);
+        assert_eq!(
+            again.info.principal_variation,
+            result.info.principal_variation
+        );
     }
 }
