@@ -57,6 +57,25 @@ pub(crate) struct Shared<'a> {
     pub backup: Backup,
     /// Recycles of the tree during this search (see `Tree::recycle`).
     pub recycles: AtomicU32,
+    /// Whether one thread searches alone. It then updates the statistics
+    /// with plain loads and stores instead of locked read-modify-writes and
+    /// keeps no virtual loss, with the same results: no other thread reads
+    /// them, and along one path a child is never an ancestor (the graph is
+    /// acyclic), so selection never saw a virtual loss of its own thread.
+    pub exclusive: bool,
+}
+
+/// Adds one to a counter: a plain load and store when one thread searches.
+#[inline]
+fn increment(counter: &AtomicU32, exclusive: bool) {
+    if exclusive {
+        counter.store(
+            counter.load(Ordering::Relaxed).wrapping_add(1),
+            Ordering::Relaxed,
+        );
+    } else {
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
 }
 
 /// How leaf values are turned into backed-up values: draws scored with
@@ -146,6 +165,13 @@ impl Shared<'_> {
 /// (batched so that threads do not fight over one cache line).
 pub(crate) struct Worker {
     solver: Solver,
+    /// Nodes and edges this thread has taken from the arenas.
+    reserve: Reserve,
+    /// Visits and value sum (fixed point) backed up into the root but not
+    /// yet added to it, when several threads search: every iteration passes
+    /// the root, whose cache line would otherwise move between the cores at
+    /// every backup. Selection at the root reads these a batch late.
+    pending_root: (u32, i64),
     scored: Vec<(f32, u32)>,
     path: Vec<u32>,
     starts: Vec<u64>,
@@ -158,6 +184,8 @@ impl Default for Worker {
     fn default() -> Worker {
         Worker {
             solver: Solver::default(),
+            reserve: Reserve::default(),
+            pending_root: (0, 0),
             scored: Vec::with_capacity(256),
             path: Vec::with_capacity(64),
             starts: Vec::with_capacity(16),
@@ -309,6 +337,12 @@ impl Worker {
             .fetch_max(self.max_depth, Ordering::Relaxed);
         self.pending_iterations = 0;
         self.pending_depth = 0;
+        let (visits, value_sum) = std::mem::take(&mut self.pending_root);
+        if visits > 0 {
+            let root = shared.tree.node(shared.root);
+            root.value_sum.fetch_add(value_sum, Ordering::Relaxed);
+            root.visits.fetch_add(visits, Ordering::Relaxed);
+        }
         done
     }
 
@@ -340,7 +374,7 @@ impl Worker {
         }
         let mover = position.side_to_move().index();
         let value = self.leaf_value(position, rules, tunables);
-        let node = tree.allocate_node()?;
+        let node = tree.allocate_node(&mut self.reserve)?;
         write_node(
             tree.node(node),
             key,
@@ -360,13 +394,14 @@ impl Worker {
         let mut turn = shared.root_turn;
         let mut node_id = shared.root;
         let backup = &shared.backup;
+        let exclusive = shared.exclusive;
         self.path.clear();
         self.starts.clear();
         self.starts.push(position.hash());
         let (value, value_mover, proven) = loop {
             let node = tree.node(node_id);
             // The root is nobody's child, so it needs no virtual loss.
-            if node_id != shared.root {
+            if node_id != shared.root && !exclusive {
                 node.virtual_loss.fetch_add(1, Ordering::Relaxed);
             }
             self.path.push(node_id);
@@ -401,12 +436,19 @@ impl Worker {
                 break (-1.0, mover, false);
             };
             let edge = tree.edge(edge_index);
-            edge.visits.fetch_add(1, Ordering::Relaxed);
+            increment(&edge.visits, exclusive);
             let action = edge.action.load(Ordering::Relaxed);
             let mut child = edge.child.load(Ordering::Acquire);
             // An existing child tells whether the edge ends the turn: the
             // mover changes exactly then.
             let ends = (child != 0).then(|| tree.node(child).mover() != mover);
+            if child != 0 {
+                // The child's node is in the cache (selection just read it);
+                // its children's block is next, and is fetched while the
+                // action is applied.
+                let (first, count, _) = tree.node(child).children();
+                tree.prefetch_edges(first, count);
+            }
             let step = advance_hinted(&mut position, rules, action, &mut turn, ends);
             if step == Step::Invalid {
                 break (node.static_value(), mover, false);
@@ -425,7 +467,9 @@ impl Worker {
                     // its mean (what selection reads) is the draw's value,
                     // not whatever it held when it was created.
                     let repeated = tree.node(child);
-                    repeated.virtual_loss.fetch_add(1, Ordering::Relaxed);
+                    if !exclusive {
+                        repeated.virtual_loss.fetch_add(1, Ordering::Relaxed);
+                    }
                     self.path.push(child);
                     let repeated_mover = repeated.mover();
                     break (backup.draw_for(repeated_mover), repeated_mover, false);
@@ -436,7 +480,9 @@ impl Worker {
                     Creation::Created(index, value) => {
                         edge.child.store(index, Ordering::Release);
                         let created = tree.node(index);
-                        created.virtual_loss.fetch_add(1, Ordering::Relaxed);
+                        if !exclusive {
+                            created.virtual_loss.fetch_add(1, Ordering::Relaxed);
+                        }
                         self.path.push(index);
                         let proof = created.proof.load(Ordering::Relaxed);
                         let repetition =
@@ -469,10 +515,20 @@ impl Worker {
             } else {
                 -discounted
             };
-            node.value_sum
-                .fetch_add((signed as f64 * VALUE_SCALE) as i64, Ordering::Relaxed);
-            node.visits.fetch_add(1, Ordering::Relaxed);
-            if index != shared.root {
+            let amount = (signed as f64 * VALUE_SCALE) as i64;
+            if index == shared.root && !exclusive {
+                self.pending_root.0 += 1;
+                self.pending_root.1 += amount;
+                continue;
+            }
+            if exclusive {
+                let sum = node.value_sum.load(Ordering::Relaxed).wrapping_add(amount);
+                node.value_sum.store(sum, Ordering::Relaxed);
+            } else {
+                node.value_sum.fetch_add(amount, Ordering::Relaxed);
+            }
+            increment(&node.visits, exclusive);
+            if index != shared.root && !exclusive {
                 node.virtual_loss.fetch_sub(1, Ordering::Relaxed);
             }
         }
@@ -555,7 +611,7 @@ impl Worker {
         if proof != UNPROVEN {
             value = proof_value(proof);
         }
-        let Some(index) = tree.allocate_node() else {
+        let Some(index) = tree.allocate_node(&mut self.reserve) else {
             return Creation::Full(value, mover);
         };
         write_node(tree.node(index), key, flags, proof, value, turn);
@@ -590,7 +646,7 @@ impl Worker {
             return true;
         }
         let count = total.min(FIRST_BLOCK);
-        let Some(first) = tree.allocate_edges(count) else {
+        let Some(first) = tree.allocate_edges(&mut self.reserve, count) else {
             node.state.store(UNEXPANDED, Ordering::Release);
             return false;
         };
@@ -656,7 +712,7 @@ impl Worker {
                     == self.scored[offset as usize].1
             });
         let new_first = if consistent {
-            tree.allocate_edges(new_count)
+            tree.allocate_edges(&mut self.reserve, new_count)
         } else {
             None
         };
@@ -853,6 +909,7 @@ mod tests {
             node_limit: u64::MAX,
             backup,
             recycles: AtomicU32::new(0),
+            exclusive: true,
         };
         for _ in 0..iterations {
             worker.iterate(&shared);

@@ -2,8 +2,8 @@
 //! searches, the worker thread pool and the scratch space, and answers each
 //! search with the simple players, the root's exact checks or the tree.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64};
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use rayon::{ThreadPool, ThreadPoolBuilder};
 
@@ -23,6 +23,11 @@ use crate::rules::{Outcome, Position};
 /// Candidate turns the root verifies before falling back to the greedy
 /// choice (more when more are reported).
 const VERIFIED_CANDIDATES: usize = 16;
+
+/// The most time the two-turn check of the answer may take once the
+/// search was told to stop: about what a GUI tolerates between `stop` and
+/// `bestmove`.
+const STOPPED_CHECK_TIME: Duration = Duration::from_millis(20);
 
 /// One call of [`Searcher::search`]: what to search, and when it started.
 struct Job<'a> {
@@ -220,7 +225,18 @@ impl Searcher {
         };
         let solver = &mut self.solver;
         let choice = root::choose(&reading, check, position, &rules, &tunables, solver);
-        let budget = verifier.remaining(threats::root_budget(job.limits, plan.soft));
+        let mut budget = verifier.remaining(threats::root_budget(job.limits, plan.soft));
+        if job.stop.load(Ordering::Relaxed) {
+            // Told to stop (`stop`, `ponderhit`, `quit`): the answer is
+            // wanted now. An infinite search's check has no deadline of its
+            // own and could take seconds.
+            let prompt = Instant::now() + STOPPED_CHECK_TIME;
+            budget.deadline = Some(
+                budget
+                    .deadline
+                    .map_or(prompt, |deadline| deadline.min(prompt)),
+            );
+        }
         let choice = if let Some(safer) = verifier.safer_choice(&choice, &reading) {
             safer
         } else if verifier.proven_safe(&choice.actions) {
@@ -291,6 +307,7 @@ impl Searcher {
             node_limit,
             backup,
             recycles: AtomicU32::new(0),
+            exclusive: self.options.threads <= 1,
         };
         let threads = self.options.threads.max(1);
         let multi_pv = self.options.multi_pv.max(1);
@@ -319,7 +336,13 @@ impl Searcher {
             for delta in [2, 1, 0] {
                 let turn = last + delta;
                 if let Some(node) = self.tree.lookup(tree::node_key(position, turn)) {
-                    self.tree.compact(node);
+                    // The same root as the last search (`ponderhit`, or a
+                    // new `go` on the same position) reaches the whole
+                    // tree: compacting would cost a pass over it for
+                    // nothing (what it would free, a recycle frees).
+                    if node != 1 || delta != 0 {
+                        self.tree.compact(node);
+                    }
                     return turn;
                 }
             }
@@ -355,7 +378,6 @@ fn thread_pool(pool: &mut Option<ThreadPool>, threads: usize) -> Option<&ThreadP
 mod tests {
     use super::*;
     use crate::rules::{Action, Colour, Piece, Rules};
-    use std::sync::atomic::Ordering;
 
     /// The position after the setup turns `home.r1.b3.g3 home.y2.b1.g3`.
     fn after_setup() -> Position {
