@@ -432,6 +432,29 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_new_hash_size_gives_a_new_tree_that_the_reserves_do_not_confuse() {
+        // The searcher's worker keeps a reserve of node numbers between
+        // searches; after `Hash` changes, none of them may be used in the
+        // new (smaller) tree.
+        let position = after_setup();
+        let stop = AtomicBool::new(false);
+        let limits = SearchLimits::nodes(3_000);
+        let mut options = SearchOptions {
+            hash_mb: 8,
+            ..SearchOptions::default()
+        };
+        let mut searcher = Searcher::new(options.clone());
+        for hash_mb in [8, 1, 8, 1] {
+            options.hash_mb = hash_mb;
+            searcher.set_options(options.clone());
+            let result = searcher.search(&position, &[], &limits, &stop, |_| {});
+            assert_eq!(result.info.iterations, 3_000);
+            assert!(result.info.tree_nodes <= searcher.tree.node_capacity());
+            assert!(!result.best_turn.is_empty());
+        }
+    }
+
     /// Levels (actions) of the most visited line from the root, counting
     /// the nodes that exist, and the visits of its last node with at least
     /// `visits` visits.

@@ -407,8 +407,8 @@ const EDGE_CHUNK: u32 = 512;
 /// A thread's private reserve of nodes and edges, taken from the arenas in
 /// chunks so that the threads seldom touch the shared counters (with many
 /// threads a counter bumped at every allocation is one cache line that every
-/// core fights over). A reserve belongs to one tree and is emptied when the
-/// tree is cleared or compacted (its epoch changes). With one thread the
+/// core fights over). A reserve belongs to one tree and one epoch of it: it
+/// is emptied when the tree is cleared or compacted, or replaced. With one thread the
 /// nodes are numbered exactly as one at a time would be.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Reserve {
@@ -417,6 +417,20 @@ pub(crate) struct Reserve {
     node_end: u32,
     next_edge: u32,
     edge_end: u32,
+}
+
+/// A tree epoch never used before in this process (never 0, the epoch of
+/// an empty reserve): epochs are unique across trees too, so that a reserve
+/// taken from a tree that was since replaced (a new `Hash`) is never taken
+/// for one of the new tree's.
+fn new_epoch() -> u32 {
+    static NEXT: AtomicU32 = AtomicU32::new(1);
+    loop {
+        let epoch = NEXT.fetch_add(1, Ordering::Relaxed);
+        if epoch != 0 {
+            return epoch;
+        }
+    }
 }
 
 /// What a recycle did, for reports and tests.
@@ -485,7 +499,7 @@ impl Tree {
             next_node: AtomicU32::new(1),
             next_edge: AtomicU32::new(1),
             full: AtomicBool::new(false),
-            epoch: AtomicU32::new(1),
+            epoch: AtomicU32::new(new_epoch()),
         })
     }
 
@@ -733,7 +747,7 @@ impl Tree {
         self.next_node.store(1, Ordering::Relaxed);
         self.next_edge.store(1, Ordering::Relaxed);
         self.full.store(false, Ordering::Relaxed);
-        self.epoch.fetch_add(1, Ordering::Relaxed);
+        self.epoch.store(new_epoch(), Ordering::Relaxed);
     }
 
     /// One past the last allocated node.
@@ -1051,7 +1065,7 @@ impl Tree {
         self.next_node.store(next, Ordering::Relaxed);
         self.next_edge.store(next_edge, Ordering::Relaxed);
         self.full.store(false, Ordering::Relaxed);
-        self.epoch.fetch_add(1, Ordering::Relaxed);
+        self.epoch.store(new_epoch(), Ordering::Relaxed);
         (next, next_edge)
     }
 
