@@ -882,9 +882,25 @@ mod tests {
     /// with `history` (unsorted hashes of earlier positions) and the backup
     /// rules; returns the tree and its root.
     fn grow(position: Position, history: &[u64], backup: Backup, iterations: u32) -> (Tree, u32) {
+        grow_in(
+            Tree::with_megabytes(4),
+            position,
+            history,
+            backup,
+            iterations,
+        )
+    }
+
+    /// [`grow`] in a given tree, stopping early when it wants a recycle.
+    fn grow_in(
+        tree: Tree,
+        position: Position,
+        history: &[u64],
+        backup: Backup,
+        iterations: u32,
+    ) -> (Tree, u32) {
         let rules = Rules::STANDARD;
         let tunables = Tunables::default();
-        let tree = Tree::with_megabytes(4);
         let mut worker = Worker::default();
         let root = worker
             .ensure_root(&tree, &rules, &tunables, &position, 0)
@@ -912,9 +928,118 @@ mod tests {
             exclusive: true,
         };
         for _ in 0..iterations {
+            if tree.wants_recycle() {
+                break;
+            }
             worker.iterate(&shared);
         }
         (tree, root)
+    }
+
+    /// Every node the root reaches, with its key, visits, value sum and
+    /// proof, and whether the table finds it under its key.
+    fn reachable(tree: &Tree, root: u32) -> Vec<(u64, u32, i64, u8, bool)> {
+        let mut seen = std::collections::HashSet::new();
+        let mut stack = vec![root];
+        let mut nodes = Vec::new();
+        while let Some(index) = stack.pop() {
+            if !seen.insert(index) {
+                continue;
+            }
+            let node = tree.node(index);
+            let key = node.key.load(Ordering::Relaxed);
+            nodes.push((
+                key,
+                node.visits.load(Ordering::Relaxed),
+                node.value_sum.load(Ordering::Relaxed),
+                node.proof.load(Ordering::Relaxed),
+                tree.lookup(key) == Some(index),
+            ));
+            let (first, count, _) = node.children();
+            for edge in first..first + count {
+                let child = tree.edge(edge).child.load(Ordering::Relaxed);
+                if child != 0 {
+                    assert!(
+                        child as u64 <= tree.node_count(),
+                        "child {child} out of range"
+                    );
+                    stack.push(child);
+                }
+            }
+        }
+        nodes.sort_unstable_by_key(|node| node.0);
+        nodes
+    }
+
+    #[test]
+    fn a_recycle_keeps_statistics_proofs_and_the_table_consistent() {
+        // Two middle games grown in 1 MB until the tree wants a recycle.
+        let busy = position(
+            &[
+                ("g3b1", "y3", ""),
+                ("r2g1", "", "r1y1g1b1b3"),
+                ("b2", "", "g2b3"),
+                ("g2", "", "g2g3"),
+                ("y3", "", "y1g1g3"),
+            ],
+            1,
+        );
+        let sacrifice = position(
+            &[
+                ("g3b1", "r1r2y1y2", ""),
+                ("r1b2", "", "g3y1"),
+                ("b3", "r2r3g3", "y3"),
+                ("g2", "y1", ""),
+                ("r2", "r1", "r3"),
+            ],
+            0,
+        );
+        let mut proofs = 0;
+        for root_position in [busy, sacrifice] {
+            let (tree, root) = grow_in(
+                Tree::with_megabytes(1),
+                root_position,
+                &[],
+                Backup::neutral(),
+                1_000_000,
+            );
+            assert_eq!(root, 1);
+            assert!(tree.wants_recycle());
+            // (A few nodes may be private, when the nearly full table had
+            // no free entry within the probe limit.)
+            let before = reachable(&tree, root);
+            proofs += before.iter().filter(|node| node.3 != UNPROVEN).count();
+            let recycled = tree.recycle(root).expect("the root is node 1");
+            assert!(recycled.nodes_after < recycled.nodes_before);
+            assert!(recycled.nodes_after <= tree.node_capacity() * 6 / 10);
+            assert!(!tree.wants_recycle());
+            let after = reachable(&tree, root);
+            // Every survivor was in the tree, with the same statistics and
+            // proof, and the rebuilt table finds it.
+            assert!(after.len() < before.len());
+            for node in &after {
+                assert!(
+                    tree.lookup(node.0).is_some(),
+                    "{:x} not in the table",
+                    node.0
+                );
+                let same_key = before.iter().filter(|old| old.0 == node.0);
+                assert!(
+                    same_key
+                        .clone()
+                        .any(|old| (old.1, old.2, old.3) == (node.1, node.2, node.3)),
+                    "{node:?} against {:?}",
+                    same_key.collect::<Vec<_>>()
+                );
+            }
+            assert_eq!(after.len() as u64, tree.node_count());
+            // The search goes on in the recycled tree, from the same root.
+            let visits = tree.node(root).visits.load(Ordering::Relaxed);
+            let (tree, root) = grow_in(tree, root_position, &[], Backup::neutral(), 500);
+            assert_eq!(root, 1);
+            assert_eq!(tree.node(root).visits.load(Ordering::Relaxed), visits + 500);
+        }
+        assert!(proofs > 0, "no proven node to keep");
     }
 
     /// Runs the bare tree with plain backups and returns the root's proof

@@ -16,11 +16,12 @@
 //! the recycle happens at the same iteration every run, so a node-limited
 //! search stays reproducible. A recycle that frees too little (the root's
 //! own turn fills the tree) is the last of the search: the tree then stops
-//! growing and treats nodes as leaves. The barrier costs one pass over the
-//! arenas per recycle, about a tenth of a second per gigabyte of tree, and
-//! a recycle frees half the tree, so with many threads it stays a small
-//! share of the search; the time helpers spend waiting grows with their
-//! number, which is why recycles are few and large rather than frequent.
+//! growing and treats nodes as leaves. A recycle is a few passes over the
+//! arenas on one thread while the others wait, and it frees half the tree,
+//! so its cost is spread over as many new nodes as the tree keeps; the
+//! waiting grows with the number of threads, which is why recycles are few
+//! and large rather than frequent (a concurrent, incremental reclaim would
+//! avoid the wait at the price of synchronising every node access).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};

@@ -436,11 +436,13 @@ fn new_epoch() -> u32 {
 /// What a recycle did, for reports and tests.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Recycled {
-    /// Nodes before and after.
+    /// Nodes allocated before.
     pub nodes_before: u64,
+    /// Nodes kept.
     pub nodes_after: u64,
-    /// Edges before and after.
+    /// Edges allocated before.
     pub edges_before: u64,
+    /// Edges kept.
     pub edges_after: u64,
     /// The fewest visits with which a node kept its children.
     pub threshold: u32,
