@@ -16,6 +16,15 @@
 //! materialised and proven. Selection is PUCT with first-play urgency and
 //! progressive widening in prior order; proven losses do not count against
 //! the widening budget, so a refuted line makes room for the next one.
+//!
+//! Threads: every worker descends the shared tree with a virtual loss on
+//! each node of its path and relaxed atomic statistics. What many threads
+//! would fight over is kept private where it can be: nodes and edges come
+//! from each worker's reserve (`tree.rs`), the root's visits and value are
+//! added in batches, and the iteration counts are flushed every 16
+//! iterations (`run.rs`). One thread alone (`Shared::exclusive`) skips the
+//! locked instructions and the virtual loss altogether, with the same
+//! results, so the bench signature does not depend on this machinery.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
