@@ -1004,6 +1004,7 @@ mod tests {
             0,
         );
         let mut proofs = 0;
+        let mut outside_proofs = 0;
         for root_position in [busy, sacrifice] {
             let (tree, root) = grow_in(
                 Tree::with_megabytes(1),
@@ -1016,6 +1017,32 @@ mod tests {
             assert!(tree.wants_recycle());
             // (A few nodes may be private, when the nearly full table had
             // no free entry within the probe limit.)
+            // A proof from outside the tree (as the root's two-turn check
+            // marks a refuted turn) below the least visited node of the
+            // root's turn that has children.
+            let root_turn = tree.node(root).turn.load(Ordering::Relaxed);
+            let (first, count, _) = tree.node(root).children();
+            let marked = (first..first + count)
+                .map(|edge| tree.edge(edge).child.load(Ordering::Relaxed))
+                .filter(|&child| {
+                    child != 0
+                        && tree.node(child).turn.load(Ordering::Relaxed) == root_turn
+                        && tree.node(child).children().1 > 0
+                })
+                .min_by_key(|&child| tree.node(child).visits.load(Ordering::Relaxed))
+                .and_then(|node| {
+                    let (first, count, _) = tree.node(node).children();
+                    (first..first + count)
+                        .map(|edge| tree.edge(edge).child.load(Ordering::Relaxed))
+                        .find(|&child| {
+                            child != 0 && tree.node(child).proof.load(Ordering::Relaxed) == UNPROVEN
+                        })
+                })
+                .map(|grandchild| {
+                    let node = tree.node(grandchild);
+                    node.proof.store(PROVEN_WIN, Ordering::Relaxed);
+                    node.key.load(Ordering::Relaxed)
+                });
             let before = reachable(&tree, root);
             proofs += before.iter().filter(|node| node.3 != UNPROVEN).count();
             let recycled = tree.recycle(root).expect("the root is node 1");
@@ -1042,6 +1069,12 @@ mod tests {
                 );
             }
             assert_eq!(after.len() as u64, tree.node_count());
+            if let Some(key) = marked {
+                let node = tree.lookup(key).map(|index| tree.node(index));
+                let proof = node.map(|node| node.proof.load(Ordering::Relaxed));
+                assert_eq!(proof, Some(PROVEN_WIN), "the marked proof was dropped");
+                outside_proofs += 1;
+            }
             // The search goes on in the recycled tree, from the same root.
             let visits = tree.node(root).visits.load(Ordering::Relaxed);
             let (tree, root) = grow_in(tree, root_position, &[], Backup::neutral(), 500);
@@ -1049,6 +1082,7 @@ mod tests {
             assert_eq!(tree.node(root).visits.load(Ordering::Relaxed), visits + 500);
         }
         assert!(proofs > 0, "no proven node to keep");
+        assert!(outside_proofs > 0, "no proof marked from outside");
     }
 
     /// Runs the bare tree with plain backups and returns the root's proof

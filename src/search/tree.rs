@@ -809,7 +809,8 @@ impl Tree {
     }
 
     /// Frees about half the arenas during a search, keeping the root (node
-    /// 1), the principal line, and the children of every node visited at
+    /// 1), the principal line, the children of the root's turn's nodes that
+    /// have a proven child, and the children of every node visited at
     /// least a threshold number of times, chosen from a histogram of visits
     /// so that about [`RECYCLE_TARGET_PERMILLE`] of each arena stays in use.
     /// A node that loses its children keeps its visits, value and proof, and
@@ -944,7 +945,11 @@ impl Tree {
             }
             line = next;
         }
-        // Mark.
+        // Mark. Nodes of the root's own turn with a proven child keep
+        // their children whatever their visits: the proof may come from
+        // outside the tree (the root's two-turn check marks a refuted turn's
+        // result), and the tree could not find it again.
+        let root_turn = self.node(1).turn.load(Ordering::Relaxed);
         let mut stack = vec![1u32];
         self.node(1)
             .virtual_loss
@@ -952,9 +957,11 @@ impl Tree {
         while let Some(index) = stack.pop() {
             let node = self.node(index);
             let marks = node.virtual_loss.load(Ordering::Relaxed);
-            let keep =
-                marks & KEEP_CHILDREN != 0 || node.visits.load(Ordering::Relaxed) >= threshold;
             let block = self.block(node, edge_count);
+            let keep = marks & KEEP_CHILDREN != 0
+                || node.visits.load(Ordering::Relaxed) >= threshold
+                || (node.turn.load(Ordering::Relaxed) == root_turn
+                    && self.has_proven_child(block, node_count));
             let Some((first, count)) = block.filter(|_| keep) else {
                 node.virtual_loss
                     .store(marks & !KEEP_CHILDREN, Ordering::Relaxed);
@@ -1069,6 +1076,19 @@ impl Tree {
         self.full.store(false, Ordering::Relaxed);
         self.epoch.store(new_epoch(), Ordering::Relaxed);
         (next, next_edge)
+    }
+
+    /// Whether a block of edges leads to a proven node.
+    fn has_proven_child(&self, block: Option<(u32, u32)>, node_count: usize) -> bool {
+        let Some((first, count)) = block else {
+            return false;
+        };
+        (first..first + count).any(|edge| {
+            let child = self.edge(edge).child.load(Ordering::Relaxed);
+            child != 0
+                && (child as usize) < node_count
+                && self.node(child).proof.load(Ordering::Relaxed) != UNPROVEN
+        })
     }
 
     /// Publishes every node below `node_count` in the (empty) table.
