@@ -359,31 +359,33 @@ fn one_thread_with_a_node_limit_is_deterministic() {
 }
 
 #[test]
-fn a_tiny_tree_fills_up_and_the_search_still_finishes() {
+fn a_tiny_tree_recycles_and_the_search_still_finishes() {
+    // 1 MB holds a few thousand nodes; 40,000 iterations fill it many
+    // times. Each time it is nearly full the search recycles the least
+    // visited branches and goes on growing, within the same memory.
     let rules = Rules::STANDARD;
     let root = bench_positions()[1];
-    let searcher_options = SearchOptions {
-        hash_mb: 1,
-        ..SearchOptions::default()
-    };
-    let mut searcher = Searcher::new(searcher_options);
-    assert!(searcher.tree_capacity_bytes() <= 1 << 20);
-    let stop = AtomicBool::new(false);
-    let mut limits = SearchLimits::nodes(40_000);
-    limits.infinite = false;
-    let result = searcher.search(&root, &[], &limits, &stop, |_| {});
-    assert!(
-        result.info.hash_full >= 990,
-        "hash full {}",
-        result.info.hash_full
-    );
-    assert!(result.info.tree_bytes <= 1 << 20);
-    assert!(
-        result.info.iterations > 10_000,
-        "{}",
-        result.info.iterations
-    );
-    play(&root, &rules, &result.best_turn);
+    for threads in [1, 2] {
+        let searcher_options = SearchOptions {
+            hash_mb: 1,
+            threads,
+            ..SearchOptions::default()
+        };
+        let mut searcher = Searcher::new(searcher_options);
+        assert!(searcher.tree_capacity_bytes() <= 1 << 20);
+        let stop = AtomicBool::new(false);
+        let limits = SearchLimits::nodes(40_000);
+        let result = searcher.search(&root, &[], &limits, &stop, |_| {});
+        assert!(result.info.recycles >= 1, "{threads} threads: no recycle");
+        assert!(result.info.hash_full < 1000, "{}", result.info.hash_full);
+        assert!(result.info.tree_bytes <= 1 << 20);
+        assert!(
+            result.info.iterations >= 40_000,
+            "{}",
+            result.info.iterations
+        );
+        play(&root, &rules, &result.best_turn);
+    }
 }
 
 #[test]

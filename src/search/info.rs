@@ -101,6 +101,7 @@ pub(super) fn collect_info(
         principal_variation,
         candidates,
         in_check,
+        recycles: shared.recycles.load(Ordering::Relaxed),
     }
 }
 

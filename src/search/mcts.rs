@@ -16,6 +16,15 @@
 //! materialised and proven. Selection is PUCT with first-play urgency and
 //! progressive widening in prior order; proven losses do not count against
 //! the widening budget, so a refuted line makes room for the next one.
+//!
+//! Threads: every worker descends the shared tree with a virtual loss on
+//! each node of its path and relaxed atomic statistics. What many threads
+//! would fight over is kept private where it can be: nodes and edges come
+//! from each worker's reserve (`tree.rs`), the root's visits and value are
+//! added in batches, and the iteration counts are flushed every 16
+//! iterations (`run.rs`). One thread alone (`Shared::exclusive`) skips the
+//! locked instructions and the virtual loss altogether, with the same
+//! results, so the bench signature does not depend on this machinery.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
@@ -55,6 +64,27 @@ pub(crate) struct Shared<'a> {
     pub node_limit: u64,
     /// How values of draws and of distant leaves are backed up.
     pub backup: Backup,
+    /// Recycles of the tree during this search (see `Tree::recycle`).
+    pub recycles: AtomicU32,
+    /// Whether one thread searches alone. It then updates the statistics
+    /// with plain loads and stores instead of locked read-modify-writes and
+    /// keeps no virtual loss, with the same results: no other thread reads
+    /// them, and along one path a child is never an ancestor (the graph is
+    /// acyclic), so selection never saw a virtual loss of its own thread.
+    pub exclusive: bool,
+}
+
+/// Adds one to a counter: a plain load and store when one thread searches.
+#[inline]
+fn increment(counter: &AtomicU32, exclusive: bool) {
+    if exclusive {
+        counter.store(
+            counter.load(Ordering::Relaxed).wrapping_add(1),
+            Ordering::Relaxed,
+        );
+    } else {
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
 }
 
 /// How leaf values are turned into backed-up values: draws scored with
@@ -144,6 +174,13 @@ impl Shared<'_> {
 /// (batched so that threads do not fight over one cache line).
 pub(crate) struct Worker {
     solver: Solver,
+    /// Nodes and edges this thread has taken from the arenas.
+    reserve: Reserve,
+    /// Visits and value sum (fixed point) backed up into the root but not
+    /// yet added to it, when several threads search: every iteration passes
+    /// the root, whose cache line would otherwise move between the cores at
+    /// every backup. Selection at the root reads these a batch late.
+    pending_root: (u32, i64),
     scored: Vec<(f32, u32)>,
     path: Vec<u32>,
     starts: Vec<u64>,
@@ -156,6 +193,8 @@ impl Default for Worker {
     fn default() -> Worker {
         Worker {
             solver: Solver::default(),
+            reserve: Reserve::default(),
+            pending_root: (0, 0),
             scored: Vec::with_capacity(256),
             path: Vec::with_capacity(64),
             starts: Vec::with_capacity(16),
@@ -307,6 +346,12 @@ impl Worker {
             .fetch_max(self.max_depth, Ordering::Relaxed);
         self.pending_iterations = 0;
         self.pending_depth = 0;
+        let (visits, value_sum) = std::mem::take(&mut self.pending_root);
+        if visits > 0 {
+            let root = shared.tree.node(shared.root);
+            root.value_sum.fetch_add(value_sum, Ordering::Relaxed);
+            root.visits.fetch_add(visits, Ordering::Relaxed);
+        }
         done
     }
 
@@ -338,7 +383,7 @@ impl Worker {
         }
         let mover = position.side_to_move().index();
         let value = self.leaf_value(position, rules, tunables);
-        let node = tree.allocate_node()?;
+        let node = tree.allocate_node(&mut self.reserve)?;
         write_node(
             tree.node(node),
             key,
@@ -358,13 +403,14 @@ impl Worker {
         let mut turn = shared.root_turn;
         let mut node_id = shared.root;
         let backup = &shared.backup;
+        let exclusive = shared.exclusive;
         self.path.clear();
         self.starts.clear();
         self.starts.push(position.hash());
         let (value, value_mover, proven) = loop {
             let node = tree.node(node_id);
             // The root is nobody's child, so it needs no virtual loss.
-            if node_id != shared.root {
+            if node_id != shared.root && !exclusive {
                 node.virtual_loss.fetch_add(1, Ordering::Relaxed);
             }
             self.path.push(node_id);
@@ -399,12 +445,19 @@ impl Worker {
                 break (-1.0, mover, false);
             };
             let edge = tree.edge(edge_index);
-            edge.visits.fetch_add(1, Ordering::Relaxed);
+            increment(&edge.visits, exclusive);
             let action = edge.action.load(Ordering::Relaxed);
             let mut child = edge.child.load(Ordering::Acquire);
             // An existing child tells whether the edge ends the turn: the
             // mover changes exactly then.
             let ends = (child != 0).then(|| tree.node(child).mover() != mover);
+            if child != 0 {
+                // The child's node is in the cache (selection just read it);
+                // its children's block is next, and is fetched while the
+                // action is applied.
+                let (first, count, _) = tree.node(child).children();
+                tree.prefetch_edges(first, count);
+            }
             let step = advance_hinted(&mut position, rules, action, &mut turn, ends);
             if step == Step::Invalid {
                 break (node.static_value(), mover, false);
@@ -423,7 +476,9 @@ impl Worker {
                     // its mean (what selection reads) is the draw's value,
                     // not whatever it held when it was created.
                     let repeated = tree.node(child);
-                    repeated.virtual_loss.fetch_add(1, Ordering::Relaxed);
+                    if !exclusive {
+                        repeated.virtual_loss.fetch_add(1, Ordering::Relaxed);
+                    }
                     self.path.push(child);
                     let repeated_mover = repeated.mover();
                     break (backup.draw_for(repeated_mover), repeated_mover, false);
@@ -434,7 +489,9 @@ impl Worker {
                     Creation::Created(index, value) => {
                         edge.child.store(index, Ordering::Release);
                         let created = tree.node(index);
-                        created.virtual_loss.fetch_add(1, Ordering::Relaxed);
+                        if !exclusive {
+                            created.virtual_loss.fetch_add(1, Ordering::Relaxed);
+                        }
                         self.path.push(index);
                         let proof = created.proof.load(Ordering::Relaxed);
                         let repetition =
@@ -467,10 +524,20 @@ impl Worker {
             } else {
                 -discounted
             };
-            node.value_sum
-                .fetch_add((signed as f64 * VALUE_SCALE) as i64, Ordering::Relaxed);
-            node.visits.fetch_add(1, Ordering::Relaxed);
-            if index != shared.root {
+            let amount = (signed as f64 * VALUE_SCALE) as i64;
+            if index == shared.root && !exclusive {
+                self.pending_root.0 += 1;
+                self.pending_root.1 += amount;
+                continue;
+            }
+            if exclusive {
+                let sum = node.value_sum.load(Ordering::Relaxed).wrapping_add(amount);
+                node.value_sum.store(sum, Ordering::Relaxed);
+            } else {
+                node.value_sum.fetch_add(amount, Ordering::Relaxed);
+            }
+            increment(&node.visits, exclusive);
+            if index != shared.root && !exclusive {
                 node.virtual_loss.fetch_sub(1, Ordering::Relaxed);
             }
         }
@@ -553,7 +620,7 @@ impl Worker {
         if proof != UNPROVEN {
             value = proof_value(proof);
         }
-        let Some(index) = tree.allocate_node() else {
+        let Some(index) = tree.allocate_node(&mut self.reserve) else {
             return Creation::Full(value, mover);
         };
         write_node(tree.node(index), key, flags, proof, value, turn);
@@ -588,7 +655,7 @@ impl Worker {
             return true;
         }
         let count = total.min(FIRST_BLOCK);
-        let Some(first) = tree.allocate_edges(count) else {
+        let Some(first) = tree.allocate_edges(&mut self.reserve, count) else {
             node.state.store(UNEXPANDED, Ordering::Release);
             return false;
         };
@@ -654,7 +721,7 @@ impl Worker {
                     == self.scored[offset as usize].1
             });
         let new_first = if consistent {
-            tree.allocate_edges(new_count)
+            tree.allocate_edges(&mut self.reserve, new_count)
         } else {
             None
         };
@@ -824,9 +891,25 @@ mod tests {
     /// with `history` (unsorted hashes of earlier positions) and the backup
     /// rules; returns the tree and its root.
     fn grow(position: Position, history: &[u64], backup: Backup, iterations: u32) -> (Tree, u32) {
+        grow_in(
+            Tree::with_megabytes(4),
+            position,
+            history,
+            backup,
+            iterations,
+        )
+    }
+
+    /// [`grow`] in a given tree, stopping early when it wants a recycle.
+    fn grow_in(
+        tree: Tree,
+        position: Position,
+        history: &[u64],
+        backup: Backup,
+        iterations: u32,
+    ) -> (Tree, u32) {
         let rules = Rules::STANDARD;
         let tunables = Tunables::default();
-        let tree = Tree::with_megabytes(4);
         let mut worker = Worker::default();
         let root = worker
             .ensure_root(&tree, &rules, &tunables, &position, 0)
@@ -850,11 +933,156 @@ mod tests {
             max_depth: AtomicU32::new(0),
             node_limit: u64::MAX,
             backup,
+            recycles: AtomicU32::new(0),
+            exclusive: true,
         };
         for _ in 0..iterations {
+            if tree.wants_recycle() {
+                break;
+            }
             worker.iterate(&shared);
         }
         (tree, root)
+    }
+
+    /// Every node the root reaches, with its key, visits, value sum and
+    /// proof, and whether the table finds it under its key.
+    fn reachable(tree: &Tree, root: u32) -> Vec<(u64, u32, i64, u8, bool)> {
+        let mut seen = std::collections::HashSet::new();
+        let mut stack = vec![root];
+        let mut nodes = Vec::new();
+        while let Some(index) = stack.pop() {
+            if !seen.insert(index) {
+                continue;
+            }
+            let node = tree.node(index);
+            let key = node.key.load(Ordering::Relaxed);
+            nodes.push((
+                key,
+                node.visits.load(Ordering::Relaxed),
+                node.value_sum.load(Ordering::Relaxed),
+                node.proof.load(Ordering::Relaxed),
+                tree.lookup(key) == Some(index),
+            ));
+            let (first, count, _) = node.children();
+            for edge in first..first + count {
+                let child = tree.edge(edge).child.load(Ordering::Relaxed);
+                if child != 0 {
+                    assert!(
+                        child as u64 <= tree.node_count(),
+                        "child {child} out of range"
+                    );
+                    stack.push(child);
+                }
+            }
+        }
+        nodes.sort_unstable_by_key(|node| node.0);
+        nodes
+    }
+
+    #[test]
+    fn a_recycle_keeps_statistics_proofs_and_the_table_consistent() {
+        // Two middle games grown in 1 MB until the tree wants a recycle.
+        let busy = position(
+            &[
+                ("g3b1", "y3", ""),
+                ("r2g1", "", "r1y1g1b1b3"),
+                ("b2", "", "g2b3"),
+                ("g2", "", "g2g3"),
+                ("y3", "", "y1g1g3"),
+            ],
+            1,
+        );
+        let sacrifice = position(
+            &[
+                ("g3b1", "r1r2y1y2", ""),
+                ("r1b2", "", "g3y1"),
+                ("b3", "r2r3g3", "y3"),
+                ("g2", "y1", ""),
+                ("r2", "r1", "r3"),
+            ],
+            0,
+        );
+        let mut proofs = 0;
+        let mut outside_proofs = 0;
+        for root_position in [busy, sacrifice] {
+            let (tree, root) = grow_in(
+                Tree::with_megabytes(1),
+                root_position,
+                &[],
+                Backup::neutral(),
+                1_000_000,
+            );
+            assert_eq!(root, 1);
+            assert!(tree.wants_recycle());
+            // (A few nodes may be private, when the nearly full table had
+            // no free entry within the probe limit.)
+            // A proof from outside the tree (as the root's two-turn check
+            // marks a refuted turn) below the least visited node of the
+            // root's turn that has children.
+            let root_turn = tree.node(root).turn.load(Ordering::Relaxed);
+            let (first, count, _) = tree.node(root).children();
+            let marked = (first..first + count)
+                .map(|edge| tree.edge(edge).child.load(Ordering::Relaxed))
+                .filter(|&child| {
+                    child != 0
+                        && tree.node(child).turn.load(Ordering::Relaxed) == root_turn
+                        && tree.node(child).children().1 > 0
+                })
+                .min_by_key(|&child| tree.node(child).visits.load(Ordering::Relaxed))
+                .and_then(|node| {
+                    let (first, count, _) = tree.node(node).children();
+                    (first..first + count)
+                        .map(|edge| tree.edge(edge).child.load(Ordering::Relaxed))
+                        .find(|&child| {
+                            child != 0 && tree.node(child).proof.load(Ordering::Relaxed) == UNPROVEN
+                        })
+                })
+                .map(|grandchild| {
+                    let node = tree.node(grandchild);
+                    node.proof.store(PROVEN_WIN, Ordering::Relaxed);
+                    node.key.load(Ordering::Relaxed)
+                });
+            let before = reachable(&tree, root);
+            proofs += before.iter().filter(|node| node.3 != UNPROVEN).count();
+            let recycled = tree.recycle(root).expect("the root is node 1");
+            assert!(recycled.nodes_after < recycled.nodes_before);
+            assert!(recycled.nodes_after <= tree.node_capacity() * 6 / 10);
+            assert!(!tree.wants_recycle());
+            let after = reachable(&tree, root);
+            // Every survivor was in the tree, with the same statistics and
+            // proof, and the rebuilt table finds it.
+            assert!(after.len() < before.len());
+            for node in &after {
+                assert!(
+                    tree.lookup(node.0).is_some(),
+                    "{:x} not in the table",
+                    node.0
+                );
+                let same_key = before.iter().filter(|old| old.0 == node.0);
+                assert!(
+                    same_key
+                        .clone()
+                        .any(|old| (old.1, old.2, old.3) == (node.1, node.2, node.3)),
+                    "{node:?} against {:?}",
+                    same_key.collect::<Vec<_>>()
+                );
+            }
+            assert_eq!(after.len() as u64, tree.node_count());
+            if let Some(key) = marked {
+                let node = tree.lookup(key).map(|index| tree.node(index));
+                let proof = node.map(|node| node.proof.load(Ordering::Relaxed));
+                assert_eq!(proof, Some(PROVEN_WIN), "the marked proof was dropped");
+                outside_proofs += 1;
+            }
+            // The search goes on in the recycled tree, from the same root.
+            let visits = tree.node(root).visits.load(Ordering::Relaxed);
+            let (tree, root) = grow_in(tree, root_position, &[], Backup::neutral(), 500);
+            assert_eq!(root, 1);
+            assert_eq!(tree.node(root).visits.load(Ordering::Relaxed), visits + 500);
+        }
+        assert!(proofs > 0, "no proven node to keep");
+        assert!(outside_proofs > 0, "no proof marked from outside");
     }
 
     /// Runs the bare tree with plain backups and returns the root's proof

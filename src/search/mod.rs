@@ -57,7 +57,11 @@
 //! the tree (normally two turns below the last root), its subtree becomes the
 //! new root and everything else is compacted away. [`Searcher::clear`]
 //! forgets everything (a new game). The tree never uses more than about
-//! `hash_mb` megabytes; when full it stops growing and keeps searching.
+//! `hash_mb` megabytes. When a search fills it, the threads meet at a
+//! barrier and the tree is recycled: the children of its least visited
+//! nodes are dropped (the nodes keep their statistics) until it is half
+//! full, and it goes on growing, so a long analysis keeps deepening in
+//! bounded memory ([`SearchInfo::recycles`] counts the recycles).
 
 pub mod bench;
 mod eval;

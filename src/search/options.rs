@@ -42,6 +42,13 @@ impl FromStr for PlayerKind {
     }
 }
 
+/// The default tree memory, in megabytes: about 1.5 million nodes, a few
+/// seconds of one thread's search before it first recycles, and ample for
+/// a game's turns. The memory is committed only as the tree grows, so a
+/// short search costs only what it uses; engines running many games at
+/// once (matches, training) may set less.
+pub const DEFAULT_HASH_MB: usize = 256;
+
 /// How a searcher is set up. Changing `hash_mb` needs a new searcher (or
 /// [`Searcher::set_options`](super::Searcher::set_options)).
 #[derive(Clone, Debug, PartialEq)]
@@ -49,7 +56,9 @@ pub struct SearchOptions {
     /// Worker threads for one search (at least 1): the calling thread and
     /// `threads - 1` helpers on the searcher's thread pool.
     pub threads: usize,
-    /// Memory for the tree, in megabytes.
+    /// Memory for the tree, in megabytes: an upper bound, committed only as
+    /// the tree grows. When a search fills it, the tree recycles its least
+    /// visited branches and goes on growing within it (see `tree.rs`).
     pub hash_mb: usize,
     /// Seed for the random player and the setup book's choice among equals.
     pub seed: u64,
@@ -71,7 +80,7 @@ impl Default for SearchOptions {
     fn default() -> SearchOptions {
         SearchOptions {
             threads: 1,
-            hash_mb: 64,
+            hash_mb: DEFAULT_HASH_MB,
             seed: 0,
             multi_pv: 1,
             player: PlayerKind::Mcts,

@@ -133,6 +133,10 @@ pub struct SearchInfo {
     pub candidates: Vec<Candidate>,
     /// Whether the opponent threatened to win at once at the root.
     pub in_check: bool,
+    /// Times the tree was recycled during the search: nearly full, it
+    /// dropped the children of its least visited nodes to keep growing
+    /// within `hash_mb`.
+    pub recycles: u32,
 }
 
 impl SearchInfo {

@@ -7,8 +7,24 @@
 //! With one thread the iteration count is flushed every iteration, so a
 //! node limit is exact and the search reproducible; with more, workers add
 //! their counts in batches, so that they do not fight over one cache line.
+//!
+//! When the tree is nearly full, the calling thread recycles it
+//! (`Tree::recycle`): it raises a flag, each helper finishes its iteration,
+//! flushes and waits at a barrier (a mutex and a condition variable, so
+//! that on many cores the waiting threads sleep rather than spin), the
+//! calling thread compacts the tree alone, and all go on. With one thread
+//! the recycle happens at the same iteration every run, so a node-limited
+//! search stays reproducible. A recycle that frees too little (the root's
+//! own turn fills the tree) is the last of the search: the tree then stops
+//! growing and treats nodes as leaves. A recycle is a few passes over the
+//! arenas on one thread while the others wait, and it frees half the tree,
+//! so its cost is spread over as many new nodes as the tree keeps; the
+//! waiting grows with the number of threads, which is why recycles are few
+//! and large rather than frequent (a concurrent, incremental reclaim would
+//! avoid the wait at the price of synchronising every node access).
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use rayon::ThreadPool;
@@ -23,6 +39,110 @@ const BATCH: u64 = 16;
 /// Iterations of the calling thread between looks at the clock and the
 /// info interval.
 const CHECK_INTERVAL: u32 = 32;
+/// Iterations of the calling thread between looks at the tree's fill when
+/// helpers run (the allocation counters it reads are their hottest words).
+const FILL_INTERVAL: u32 = 8;
+/// Fill, in permille, above which a recycle counts as having freed too
+/// little: recycling stops for the rest of the search.
+const RECYCLE_GIVE_UP_PERMILLE: u32 = 900;
+
+/// The barrier at which the helpers wait while the calling thread recycles
+/// the tree.
+#[derive(Default)]
+struct Gate {
+    /// Set while a recycle is wanted; helpers look at it between iterations.
+    requested: AtomicBool,
+    state: Mutex<GateState>,
+    wake: Condvar,
+}
+
+/// Who is waiting at the [`Gate`].
+#[derive(Default)]
+struct GateState {
+    /// Helpers waiting for the recycle to end.
+    parked: usize,
+    /// Helpers that have left the search for good.
+    exited: usize,
+    /// Recycles done: a parked helper waits for it to change.
+    generation: u64,
+}
+
+impl Gate {
+    fn lock(&self) -> MutexGuard<'_, GateState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A helper waits here until the recycle asked for is done (or returns
+    /// at once if none is asked for any more).
+    fn park(&self) {
+        let mut state = self.lock();
+        if !self.requested.load(Ordering::Relaxed) {
+            return;
+        }
+        state.parked += 1;
+        let generation = state.generation;
+        self.wake.notify_all();
+        while state.generation == generation {
+            state = self
+                .wake
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    /// A helper has left its loop (or unwound out of it).
+    fn exit(&self) {
+        self.lock().exited += 1;
+        self.wake.notify_all();
+    }
+
+    /// Runs `work` once every one of the `helpers` is parked or gone.
+    fn with_helpers_stopped(&self, helpers: usize, work: impl FnOnce()) {
+        let mut state = self.lock();
+        self.requested.store(true, Ordering::Relaxed);
+        while state.parked + state.exited < helpers {
+            state = self
+                .wake
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        work();
+        state.parked = 0;
+        state.generation += 1;
+        self.requested.store(false, Ordering::Relaxed);
+        self.wake.notify_all();
+    }
+}
+
+/// Tells the gate that a helper left, however it leaves.
+struct ExitGuard<'a>(&'a Gate);
+
+impl Drop for ExitGuard<'_> {
+    fn drop(&mut self) {
+        self.0.exit();
+    }
+}
+
+/// Recycles the tree with every helper stopped at the gate (none with one
+/// thread). Returns whether recycling may go on in this search: false when
+/// it freed too little or could not run.
+fn recycle(shared: &Shared, gate: Option<(&Gate, usize)>) -> bool {
+    let mut recycled = None;
+    let mut work = || {
+        if !shared.stopping() {
+            recycled = shared.tree.recycle(shared.root);
+        }
+    };
+    match gate {
+        Some((gate, helpers)) => gate.with_helpers_stopped(helpers, work),
+        None => work(),
+    }
+    if recycled.is_none() {
+        return shared.stopping();
+    }
+    shared.recycles.fetch_add(1, Ordering::Relaxed);
+    shared.tree.fill_permille() < RECYCLE_GIVE_UP_PERMILLE
+}
 
 /// How one search runs.
 pub(super) struct RunPlan<'a> {
@@ -53,19 +173,29 @@ pub(super) fn run(
         verifier,
     } = plan;
     worker.reset_statistics();
-    let watch = Watch {
-        controller: &mut controller,
-        info_interval,
-        verifier,
-    };
+    let gate = Gate::default();
     match helpers {
         Some((pool, count)) if count > 0 => pool.in_place_scope(|scope| {
             for _ in 0..count {
-                scope.spawn(|_| help(shared));
+                scope.spawn(|_| help(shared, &gate));
             }
+            let watch = Watch {
+                controller: &mut controller,
+                info_interval,
+                verifier,
+                gate: Some((&gate, count)),
+            };
             lead(shared, worker, BATCH, watch, report);
         }),
-        _ => lead(shared, worker, 1, watch, report),
+        _ => {
+            let watch = Watch {
+                controller: &mut controller,
+                info_interval,
+                verifier,
+                gate: None,
+            };
+            lead(shared, worker, 1, watch, report)
+        }
     }
 }
 
@@ -79,6 +209,8 @@ struct Watch<'a> {
     controller: &'a mut Controller,
     info_interval: Duration,
     verifier: Option<&'a mut RootVerifier>,
+    /// The helpers' barrier and their number (none with one thread).
+    gate: Option<(&'a Gate, usize)>,
 }
 
 /// The calling thread's loop: iterate, watch the limits, report progress.
@@ -99,9 +231,12 @@ fn lead(
         controller,
         info_interval,
         mut verifier,
+        gate,
     } = watch;
     let mut last_info = Instant::now();
     let mut since_check = 0;
+    let mut recycling = true;
+    let fill_interval = if gate.is_some() { FILL_INTERVAL } else { 1 };
     while !root_proven(shared) {
         worker.iterate(shared);
         since_check += 1;
@@ -110,6 +245,9 @@ fn lead(
         }
         if shared.stopping() {
             break;
+        }
+        if recycling && since_check % fill_interval == 0 && shared.tree.wants_recycle() {
+            recycling = recycle(shared, gate);
         }
         if since_check >= CHECK_INTERVAL {
             since_check = 0;
@@ -133,9 +271,15 @@ fn lead(
 
 /// A helper thread's loop: iterate until told to stop, or until the node
 /// limit or a proof is reached (which it then tells the others).
-fn help(shared: &Shared) {
+fn help(shared: &Shared, gate: &Gate) {
+    let _exit = ExitGuard(gate);
     let mut worker = Worker::default();
     while !shared.stopping() {
+        if gate.requested.load(Ordering::Relaxed) {
+            worker.flush(shared);
+            gate.park();
+            continue;
+        }
         if root_proven(shared) {
             shared.halt.store(true, Ordering::Relaxed);
             break;

@@ -2,8 +2,8 @@
 //! searches, the worker thread pool and the scratch space, and answers each
 //! search with the simple players, the root's exact checks or the tree.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64};
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use rayon::{ThreadPool, ThreadPoolBuilder};
 
@@ -23,6 +23,11 @@ use crate::rules::{Outcome, Position};
 /// Candidate turns the root verifies before falling back to the greedy
 /// choice (more when more are reported).
 const VERIFIED_CANDIDATES: usize = 16;
+
+/// The most time the two-turn check of the answer may take once the
+/// search was told to stop: about what a GUI tolerates between `stop` and
+/// `bestmove`.
+const STOPPED_CHECK_TIME: Duration = Duration::from_millis(20);
 
 /// One call of [`Searcher::search`]: what to search, and when it started.
 struct Job<'a> {
@@ -220,7 +225,18 @@ impl Searcher {
         };
         let solver = &mut self.solver;
         let choice = root::choose(&reading, check, position, &rules, &tunables, solver);
-        let budget = verifier.remaining(threats::root_budget(job.limits, plan.soft));
+        let mut budget = verifier.remaining(threats::root_budget(job.limits, plan.soft));
+        if job.stop.load(Ordering::Relaxed) {
+            // Told to stop (`stop`, `ponderhit`, `quit`): the answer is
+            // wanted now. An infinite search's check has no deadline of its
+            // own and could take seconds.
+            let prompt = Instant::now() + STOPPED_CHECK_TIME;
+            budget.deadline = Some(
+                budget
+                    .deadline
+                    .map_or(prompt, |deadline| deadline.min(prompt)),
+            );
+        }
         let choice = if let Some(safer) = verifier.safer_choice(&choice, &reading) {
             safer
         } else if verifier.proven_safe(&choice.actions) {
@@ -290,6 +306,8 @@ impl Searcher {
             max_depth: AtomicU32::new(0),
             node_limit,
             backup,
+            recycles: AtomicU32::new(0),
+            exclusive: self.options.threads <= 1,
         };
         let threads = self.options.threads.max(1);
         let multi_pv = self.options.multi_pv.max(1);
@@ -318,7 +336,13 @@ impl Searcher {
             for delta in [2, 1, 0] {
                 let turn = last + delta;
                 if let Some(node) = self.tree.lookup(tree::node_key(position, turn)) {
-                    self.tree.compact(node);
+                    // The same root as the last search (`ponderhit`, or a
+                    // new `go` on the same position) reaches the whole
+                    // tree: compacting would cost a pass over it for
+                    // nothing (what it would free, a recycle frees).
+                    if node != 1 || delta != 0 {
+                        self.tree.compact(node);
+                    }
                     return turn;
                 }
             }
@@ -406,5 +430,124 @@ mod tests {
             let expected = (threads > 1).then_some(threads);
             assert_eq!(pool_threads, expected, "{threads} threads");
         }
+    }
+
+    #[test]
+    fn a_new_hash_size_gives_a_new_tree_that_the_reserves_do_not_confuse() {
+        // The searcher's worker keeps a reserve of node numbers between
+        // searches; after `Hash` changes, none of them may be used in the
+        // new (smaller) tree.
+        let position = after_setup();
+        let stop = AtomicBool::new(false);
+        let limits = SearchLimits::nodes(3_000);
+        let mut options = SearchOptions {
+            hash_mb: 8,
+            ..SearchOptions::default()
+        };
+        let mut searcher = Searcher::new(options.clone());
+        for hash_mb in [8, 1, 8, 1] {
+            options.hash_mb = hash_mb;
+            searcher.set_options(options.clone());
+            let result = searcher.search(&position, &[], &limits, &stop, |_| {});
+            assert_eq!(result.info.iterations, 3_000);
+            assert!(result.info.tree_nodes <= searcher.tree.node_capacity());
+            assert!(!result.best_turn.is_empty());
+        }
+    }
+
+    /// Levels (actions) of the most visited line from the root, counting
+    /// the nodes that exist, and the visits of its last node with at least
+    /// `visits` visits.
+    fn best_line(tree: &Tree, root: u32) -> u32 {
+        let mut depth = 0;
+        let mut node = root;
+        while depth < 1_000 {
+            let (first, count, _) = tree.node(node).children();
+            let best = (first..first + count)
+                .map(|index| tree.edge(index))
+                .filter(|edge| edge.child.load(Ordering::Relaxed) != 0)
+                .max_by_key(|edge| edge.visits.load(Ordering::Relaxed));
+            let Some(edge) = best else { break };
+            node = edge.child.load(Ordering::Relaxed);
+            depth += 1;
+        }
+        depth
+    }
+
+    #[test]
+    fn a_tiny_tree_recycles_and_its_best_line_keeps_deepening() {
+        let rules = Rules::STANDARD;
+        let position = after_setup();
+        let stop = AtomicBool::new(false);
+        let options = SearchOptions {
+            hash_mb: 1,
+            ..SearchOptions::default()
+        };
+        let mut searcher = Searcher::new(options);
+        let capacity = searcher.tree.node_capacity();
+        assert!(searcher.tree_capacity_bytes() <= 1 << 20);
+        // Before the tree fills: no recycle.
+        let early = searcher.search(
+            &position,
+            &[],
+            &SearchLimits::nodes(capacity / 2),
+            &stop,
+            |_| {},
+        );
+        assert_eq!(early.info.recycles, 0);
+        let early_line = best_line(&searcher.tree, 1);
+        let early_visits = early.info.candidates[0].visits;
+        // Many times what fits: the tree recycles, stays within its
+        // arenas, and its best line keeps growing.
+        searcher.clear();
+        let mut peak = 0;
+        let mut recycles = Vec::new();
+        let result = searcher.search(
+            &position,
+            &[],
+            &SearchLimits::nodes(capacity * 30),
+            &stop,
+            |info| {
+                peak = peak.max(info.tree_nodes);
+                recycles.push(info.recycles);
+            },
+        );
+        assert!(
+            result.info.recycles >= 5,
+            "{} recycles",
+            result.info.recycles
+        );
+        assert!(peak <= capacity && result.info.tree_nodes <= capacity);
+        assert!(result.info.tree_bytes <= 1 << 20);
+        assert!(result.info.hash_full < 1000);
+        let line = best_line(&searcher.tree, 1);
+        assert!(
+            line > early_line,
+            "best line {line} levels, {early_line} before"
+        );
+        assert!(result.info.candidates[0].visits > 10 * early_visits);
+        let mut replayed = position;
+        for &action in &result.best_turn {
+            replayed.try_apply(&rules, action).unwrap();
+        }
+        replayed.end_turn(&rules).unwrap();
+        // One thread and a node limit: the same search, recycles and all,
+        // every time.
+        searcher.clear();
+        let again = searcher.search(
+            &position,
+            &[],
+            &SearchLimits::nodes(capacity * 30),
+            &stop,
+            |_| {},
+        );
+        assert_eq!(again.best_turn, result.best_turn);
+        assert_eq!(again.info.recycles, result.info.recycles);
+        assert_eq!(again.info.tree_nodes, result.info.tree_nodes);
+        assert_eq!(again.info.candidates, result.info.candidates);
+        assert_eq!(
+            again.info.principal_variation,
+            result.info.principal_variation
+        );
     }
 }

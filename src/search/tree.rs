@@ -8,8 +8,40 @@
 //!   and no reference counting. Index 0 means "none".
 //! - The arenas are allocated zeroed and sized from a megabyte budget. The
 //!   operating system hands out zeroed pages lazily, so an unused budget costs
-//!   nothing, and when an arena is full the search stops growing and treats
-//!   nodes as leaves rather than aborting or swapping.
+//!   nothing. When the arenas are nearly full during a search, the search
+//!   *recycles* ([`Tree::recycle`]): every thread stops at a barrier and the
+//!   tree is compacted in place, keeping the root, the principal line and the
+//!   children of every node visited at least a threshold number of times,
+//!   chosen so that about half the arenas come free. A node below the
+//!   threshold keeps its own statistics (visits, value, proof) but loses its
+//!   children, becoming a leaf that grows again if the search returns to it;
+//!   so no edge's value is forgotten, only the detail under thin branches. If
+//!   even that frees too little, the tree stops growing and treats nodes as
+//!   leaves, as it did before recycling existed.
+//! - Compaction (between turns, [`Tree::compact`], and recycling alike) is a
+//!   Lisp-2 sliding compaction: mark, number the survivors in address order,
+//!   rewrite child pointers, slide nodes and edge blocks down, rebuild the
+//!   table. It needs no memory beyond the budget: the new node numbers live
+//!   in each node's virtual-loss counter (zero whenever no iteration is in
+//!   flight), and the index of edge blocks in a scratch vector of one word a
+//!   node that is part of the budget and committed only when first used.
+//! - The root is always node 1 during a search (compaction moves it there),
+//!   so that recycling, which slides every node down, leaves the root where
+//!   every reader of the search's shared state expects it.
+//!
+//! Designed for many threads (measured on 2 cores only; see README):
+//! - Each thread allocates from a private [`Reserve`], taking 64 nodes or
+//!   512 edges from the arenas at a time, so the shared bump counters are
+//!   touched once per 64 allocations instead of at each (with 16 threads a
+//!   counter bumped at every allocation is a cache line every core fights
+//!   over). A reserve belongs to an epoch of the tree and empties when the
+//!   tree is cleared or compacted.
+//! - Statistics are per node (the graph shares nodes between
+//!   transpositions), updated with relaxed atomics; one thread alone uses
+//!   plain loads and stores (see `mcts.rs`). The root, which every
+//!   iteration passes, is updated in batches by each thread.
+//! - Hot fields come first in each node, so that selection reads one cache
+//!   line per child in most cases.
 //! - A node is keyed by (position hash, turns from the tree's base). The
 //!   position hash includes the side to move and the turn state, so action
 //!   orders that reach the same mid-turn state share one node, and different
@@ -24,6 +56,7 @@ use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::ops::Deref;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, AtomicU8, Ordering};
+use std::sync::Mutex;
 
 use crate::rules::position::mix;
 use crate::rules::{Position, Slot, HOME_SLOTS, SLOT_COUNT};
@@ -133,28 +166,36 @@ pub(crate) const VALUE_SCALE: f64 = 65_536.0;
 pub(crate) const END_TURN: u32 = 0;
 
 /// One node: a position in the middle or at the start of a turn.
+///
+/// The fields are laid out (`repr(C)`) in the order the search reads them:
+/// selection reads only the first 19 bytes of each child (value, visits,
+/// virtual loss, flags, proof), so that with the 48-byte stride three
+/// children in four need one cache line, not two; descent adds the state,
+/// static value and children; backup the turn; the key is read only by the
+/// table.
 #[derive(Default)]
+#[repr(C)]
 pub(crate) struct Node {
-    /// (position hash, turn) key; written before publication.
-    pub key: AtomicU64,
     /// Sum of backed-up values from the mover's point of view, fixed point.
     pub value_sum: AtomicI64,
-    /// Children: first edge (32 bits), materialised count (16), legal total (16).
-    pub edges: AtomicU64,
     /// Completed visits.
     pub visits: AtomicU32,
     /// Visits in flight (virtual loss).
     pub virtual_loss: AtomicU32,
-    /// Static value for the mover (f32 bits), used while unexpanded.
-    pub eval: AtomicU32,
-    /// Turns from the tree's base.
-    pub turn: AtomicU32,
-    /// Expansion state.
-    pub state: AtomicU8,
-    /// Proof state.
-    pub proof: AtomicU8,
     /// `FLAG_*` bits.
     pub flags: AtomicU8,
+    /// Proof state.
+    pub proof: AtomicU8,
+    /// Expansion state.
+    pub state: AtomicU8,
+    /// Static value for the mover (f32 bits), used while unexpanded.
+    pub eval: AtomicU32,
+    /// Children: first edge (32 bits), materialised count (16), legal total (16).
+    pub edges: AtomicU64,
+    /// Turns from the tree's base.
+    pub turn: AtomicU32,
+    /// (position hash, turn) key; written before publication.
+    pub key: AtomicU64,
 }
 
 // SAFETY: only atomics, all valid at zero.
@@ -194,6 +235,69 @@ impl Node {
     }
 }
 
+impl Node {
+    /// Sets every field to zero (an empty slot), with atomic stores so that
+    /// it needs only a shared reference.
+    fn clear(&self) {
+        self.key.store(0, Ordering::Relaxed);
+        self.value_sum.store(0, Ordering::Relaxed);
+        self.edges.store(0, Ordering::Relaxed);
+        self.visits.store(0, Ordering::Relaxed);
+        self.virtual_loss.store(0, Ordering::Relaxed);
+        self.eval.store(0, Ordering::Relaxed);
+        self.turn.store(0, Ordering::Relaxed);
+        self.state.store(0, Ordering::Relaxed);
+        self.proof.store(0, Ordering::Relaxed);
+        self.flags.store(0, Ordering::Relaxed);
+    }
+
+    /// Copies every field but the virtual loss (zeroed) from `from`.
+    fn copy_from(&self, from: &Node) {
+        self.key
+            .store(from.key.load(Ordering::Relaxed), Ordering::Relaxed);
+        self.value_sum
+            .store(from.value_sum.load(Ordering::Relaxed), Ordering::Relaxed);
+        self.edges
+            .store(from.edges.load(Ordering::Relaxed), Ordering::Relaxed);
+        self.visits
+            .store(from.visits.load(Ordering::Relaxed), Ordering::Relaxed);
+        self.virtual_loss.store(0, Ordering::Relaxed);
+        self.eval
+            .store(from.eval.load(Ordering::Relaxed), Ordering::Relaxed);
+        self.turn
+            .store(from.turn.load(Ordering::Relaxed), Ordering::Relaxed);
+        self.state
+            .store(from.state.load(Ordering::Relaxed), Ordering::Relaxed);
+        self.proof
+            .store(from.proof.load(Ordering::Relaxed), Ordering::Relaxed);
+        self.flags
+            .store(from.flags.load(Ordering::Relaxed), Ordering::Relaxed);
+    }
+
+    /// Exchanges every field with `other`.
+    fn swap(&self, other: &Node) {
+        macro_rules! swap_fields {
+            ($($field:ident),*) => {$(
+                let mine = self.$field.load(Ordering::Relaxed);
+                self.$field.store(other.$field.load(Ordering::Relaxed), Ordering::Relaxed);
+                other.$field.store(mine, Ordering::Relaxed);
+            )*};
+        }
+        swap_fields!(
+            key,
+            value_sum,
+            edges,
+            visits,
+            virtual_loss,
+            eval,
+            turn,
+            state,
+            proof,
+            flags
+        );
+    }
+}
+
 /// Packs a children word for [`Node::edges`].
 #[inline]
 pub(crate) fn pack_children(first: u32, materialised: u32, total: u32) -> u64 {
@@ -215,6 +319,16 @@ pub(crate) struct Edge {
 
 // SAFETY: only atomics, all valid at zero.
 unsafe impl Zeroable for Edge {}
+
+impl Edge {
+    /// Sets every field to zero (an empty slot).
+    fn clear(&self) {
+        self.action.store(0, Ordering::Relaxed);
+        self.prior.store(0, Ordering::Relaxed);
+        self.child.store(0, Ordering::Relaxed);
+        self.visits.store(0, Ordering::Relaxed);
+    }
+}
 
 /// The key of the node for a position at a turn from the base.
 ///
@@ -241,15 +355,113 @@ pub(crate) fn node_key(position: &Position, turn: u32) -> u64 {
 const EDGES_PER_NODE: usize = 6;
 /// How far a lookup probes before giving up (the node is then not shared).
 const PROBE_LIMIT: usize = 32;
+/// The most nodes a tree holds: node numbers fit in 30 bits, so that a
+/// compaction can keep its two marks beside a new number in one word.
+const MAX_NODES: usize = (1 << 30) - 1;
+/// Compaction mark (in the virtual-loss word): the root reaches the node.
+const MARKED: u32 = 1 << 30;
+/// Compaction mark: the node keeps its children.
+const KEEP_CHILDREN: u32 = 1 << 31;
+/// The new node number in a marked virtual-loss word.
+const NUMBER: u32 = MARKED - 1;
+/// Fill of the fuller arena, in permille, at which a search recycles: late
+/// enough that a recycle is rare, early enough that with several threads
+/// the arenas seldom run out while the others come to the barrier.
+const RECYCLE_AT_PERMILLE: u64 = 970;
+/// Fill of each arena a recycle aims to leave, in permille: half the memory
+/// comes free, so a recycle's cost (one pass over the arenas) is spread over
+/// as many new nodes as the tree keeps.
+const RECYCLE_TARGET_PERMILLE: u64 = 500;
+/// Nodes of the principal line (the most visited child from the root down)
+/// that keep their children whatever their visits.
+const PRINCIPAL_NODES: usize = 64;
+/// Classes of visit counts for choosing a recycle's threshold: exact below
+/// 32, then four a power of two.
+const VISIT_CLASSES: usize = 140;
+
+/// The class of a visit count (see [`VISIT_CLASSES`]).
+fn visit_class(visits: u32) -> usize {
+    if visits < 32 {
+        visits as usize
+    } else {
+        let log = 31 - visits.leading_zeros() as usize;
+        32 + (log - 5) * 4 + ((visits >> (log - 2)) & 3) as usize
+    }
+}
+
+/// The smallest visit count in a class.
+fn class_floor(class: usize) -> u32 {
+    if class < 32 {
+        class as u32
+    } else {
+        let log = 5 + (class - 32) / 4;
+        (4 + ((class - 32) % 4) as u32) << (log - 2)
+    }
+}
+
+/// Nodes a thread takes from the arena at a time.
+const NODE_CHUNK: u32 = 64;
+/// Edges a thread takes from the arena at a time.
+const EDGE_CHUNK: u32 = 512;
+
+/// A thread's private reserve of nodes and edges, taken from the arenas in
+/// chunks so that the threads seldom touch the shared counters (with many
+/// threads a counter bumped at every allocation is one cache line that every
+/// core fights over). A reserve belongs to one tree and one epoch of it: it
+/// is emptied when the tree is cleared or compacted, or replaced. With one thread the
+/// nodes are numbered exactly as one at a time would be.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Reserve {
+    epoch: u32,
+    next_node: u32,
+    node_end: u32,
+    next_edge: u32,
+    edge_end: u32,
+}
+
+/// A tree epoch never used before in this process (never 0, the epoch of
+/// an empty reserve): epochs are unique across trees too, so that a reserve
+/// taken from a tree that was since replaced (a new `Hash`) is never taken
+/// for one of the new tree's.
+fn new_epoch() -> u32 {
+    static NEXT: AtomicU32 = AtomicU32::new(1);
+    loop {
+        let epoch = NEXT.fetch_add(1, Ordering::Relaxed);
+        if epoch != 0 {
+            return epoch;
+        }
+    }
+}
+
+/// What a recycle did, for reports and tests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Recycled {
+    /// Nodes allocated before.
+    pub nodes_before: u64,
+    /// Nodes kept.
+    pub nodes_after: u64,
+    /// Edges allocated before.
+    pub edges_before: u64,
+    /// Edges kept.
+    pub edges_after: u64,
+    /// The fewest visits with which a node kept its children.
+    pub threshold: u32,
+}
 
 /// The shared tree.
 pub(crate) struct Tree {
     nodes: ZeroedArray<Node>,
     edges: ZeroedArray<Edge>,
     table: ZeroedArray<AtomicU64>,
+    /// Compaction's index of the kept edge blocks (address << 32 | owner),
+    /// reserved with room for one a node; its pages are committed only by
+    /// the first compaction that needs them.
+    blocks: Mutex<Vec<u64>>,
     next_node: AtomicU32,
     next_edge: AtomicU32,
     full: AtomicBool,
+    /// Changes at every clear and compaction, emptying the threads' reserves.
+    epoch: AtomicU32,
 }
 
 impl Tree {
@@ -266,7 +478,9 @@ impl Tree {
     }
 
     fn with_bytes(bytes: usize) -> Option<Tree> {
-        let node_bytes = std::mem::size_of::<Node>() + EDGES_PER_NODE * std::mem::size_of::<Edge>();
+        let node_bytes = std::mem::size_of::<Node>()
+            + EDGES_PER_NODE * std::mem::size_of::<Edge>()
+            + std::mem::size_of::<u64>();
         let entry_bytes = std::mem::size_of::<AtomicU64>();
         let estimate = (bytes / (node_bytes + 2 * entry_bytes)).max(64);
         // A power-of-two table at most 80% full.
@@ -274,16 +488,20 @@ impl Tree {
         if table_size < estimate * 5 / 4 {
             table_size *= 2;
         }
-        let node_count = (bytes.saturating_sub(table_size * entry_bytes) / node_bytes)
-            .clamp(64, u32::MAX as usize / 2);
+        let node_count =
+            (bytes.saturating_sub(table_size * entry_bytes) / node_bytes).clamp(64, MAX_NODES);
         let edge_count = (node_count * EDGES_PER_NODE).min(u32::MAX as usize / 2);
+        let mut blocks = Vec::new();
+        blocks.try_reserve_exact(node_count).ok()?;
         Some(Tree {
             nodes: ZeroedArray::new(node_count)?,
             edges: ZeroedArray::new(edge_count)?,
             table: ZeroedArray::new(table_size)?,
+            blocks: Mutex::new(blocks),
             next_node: AtomicU32::new(1),
             next_edge: AtomicU32::new(1),
             full: AtomicBool::new(false),
+            epoch: AtomicU32::new(new_epoch()),
         })
     }
 
@@ -308,6 +526,31 @@ impl Tree {
         let _ = index;
     }
 
+    /// Hints the processor to fetch the first cache lines of a block of
+    /// edges (at most 16 edges, the most selection usually reads).
+    #[inline]
+    pub fn prefetch_edges(&self, first: u32, count: u32) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let end = (first as usize + count.min(16) as usize).min(self.edges.len());
+            let mut index = first as usize;
+            while index < end {
+                let pointer = &self.edges[index] as *const Edge as *const i8;
+                // SAFETY: as in `prefetch_node`.
+                unsafe { std::arch::x86_64::_mm_prefetch(pointer, std::arch::x86_64::_MM_HINT_T0) };
+                // Four 16-byte edges to a 64-byte line.
+                index += 4;
+            }
+            if end > first as usize {
+                let pointer = &self.edges[end - 1] as *const Edge as *const i8;
+                // SAFETY: as above.
+                unsafe { std::arch::x86_64::_mm_prefetch(pointer, std::arch::x86_64::_MM_HINT_T0) };
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (first, count);
+    }
+
     /// The edge at an index.
     #[inline]
     pub fn edge(&self, index: u32) -> &Edge {
@@ -324,11 +567,22 @@ impl Tree {
         self.nodes.len() as u64 - 1
     }
 
-    /// Bytes reserved for the tree (nodes, edges and table).
+    /// Edges allocated so far (including blocks left behind by widening).
+    pub fn edge_count(&self) -> u64 {
+        (self.next_edge.load(Ordering::Relaxed) as u64 - 1).min(self.edges.len() as u64 - 1)
+    }
+
+    /// Bytes reserved for the tree (nodes, edges, table and the compaction
+    /// index): what `Hash` promises at most.
     pub fn reserved_bytes(&self) -> usize {
+        let blocks = self
+            .blocks
+            .lock()
+            .map_or(0, |blocks| blocks.capacity() * std::mem::size_of::<u64>());
         self.nodes.len() * std::mem::size_of::<Node>()
             + self.edges.len() * std::mem::size_of::<Edge>()
             + self.table.len() * std::mem::size_of::<AtomicU64>()
+            + blocks
     }
 
     /// Bytes in use: allocated nodes and edges, plus the table's share for
@@ -341,13 +595,13 @@ impl Tree {
         nodes * std::mem::size_of::<Node>() + edges * std::mem::size_of::<Edge>() + table_share
     }
 
-    /// How full the arenas are, in permille (the fuller of the two).
+    /// How full the tree is, in permille: the fuller of the two arenas (the
+    /// table is sized with the node arena). This is UCI's `hashfull`; a
+    /// recycle brings it back to about half.
     pub fn fill_permille(&self) -> u32 {
         let nodes = self.node_count() * 1000 / self.node_capacity().max(1);
-        let edges = (self.next_edge.load(Ordering::Relaxed) as u64).min(self.edges.len() as u64)
-            * 1000
-            / (self.edges.len() as u64).max(1);
-        nodes.max(edges) as u32
+        let edges = self.edge_count() * 1000 / (self.edges.len() as u64 - 1).max(1);
+        nodes.max(edges).min(1000) as u32
     }
 
     /// Whether an allocation has failed: the tree has stopped growing.
@@ -355,31 +609,78 @@ impl Tree {
         self.full.load(Ordering::Relaxed)
     }
 
-    /// A fresh zeroed node, or `None` when the arena is full.
-    pub fn allocate_node(&self) -> Option<u32> {
-        if self.is_full() {
-            return None;
-        }
-        let index = self.next_node.fetch_add(1, Ordering::Relaxed);
-        if (index as usize) < self.nodes.len() {
-            Some(index)
-        } else {
-            self.full.store(true, Ordering::Relaxed);
-            None
-        }
+    /// Whether the search should recycle now: an arena is nearly full.
+    #[inline]
+    pub fn wants_recycle(&self) -> bool {
+        self.is_full() || self.fill_permille() as u64 >= RECYCLE_AT_PERMILLE
     }
 
-    /// A block of `count` fresh edges, or `None` when the arena is full.
-    pub fn allocate_edges(&self, count: u32) -> Option<u32> {
+    /// A fresh zeroed node from the thread's `reserve`, which takes a chunk
+    /// of [`NODE_CHUNK`] nodes from the arena when it runs out; `None` when
+    /// the arena is full.
+    #[inline]
+    pub fn allocate_node(&self, reserve: &mut Reserve) -> Option<u32> {
+        self.check_reserve(reserve);
+        if reserve.next_node < reserve.node_end {
+            reserve.next_node += 1;
+            return Some(reserve.next_node - 1);
+        }
         if self.is_full() {
             return None;
         }
-        let first = self.next_edge.fetch_add(count, Ordering::Relaxed);
-        if (first as usize).saturating_add(count as usize) <= self.edges.len() {
-            Some(first)
-        } else {
+        let first = self.next_node.fetch_add(NODE_CHUNK, Ordering::Relaxed);
+        if first as usize >= self.nodes.len() {
             self.full.store(true, Ordering::Relaxed);
-            None
+            return None;
+        }
+        reserve.next_node = first + 1;
+        reserve.node_end = (first as usize + NODE_CHUNK as usize).min(self.nodes.len()) as u32;
+        Some(first)
+    }
+
+    /// A block of `count` fresh edges from the thread's `reserve` (blocks
+    /// larger than a quarter chunk come straight from the arena), or `None`
+    /// when the arena is full. What is left of a chunk too small for a block
+    /// is wasted until the next compaction: at most a quarter chunk.
+    #[inline]
+    pub fn allocate_edges(&self, reserve: &mut Reserve, count: u32) -> Option<u32> {
+        self.check_reserve(reserve);
+        if reserve.edge_end - reserve.next_edge >= count {
+            reserve.next_edge += count;
+            return Some(reserve.next_edge - count);
+        }
+        if self.is_full() {
+            return None;
+        }
+        let take = if count > EDGE_CHUNK / 4 {
+            count
+        } else {
+            EDGE_CHUNK
+        };
+        let first = self.next_edge.fetch_add(take, Ordering::Relaxed);
+        let end = (first as usize)
+            .saturating_add(take as usize)
+            .min(self.edges.len());
+        if (first as usize).saturating_add(count as usize) > end {
+            self.full.store(true, Ordering::Relaxed);
+            return None;
+        }
+        if take > count {
+            reserve.next_edge = first + count;
+            reserve.edge_end = end as u32;
+        }
+        Some(first)
+    }
+
+    /// Empties a reserve taken before the last clear or compaction.
+    #[inline]
+    fn check_reserve(&self, reserve: &mut Reserve) {
+        let epoch = self.epoch.load(Ordering::Relaxed);
+        if reserve.epoch != epoch {
+            *reserve = Reserve {
+                epoch,
+                ..Reserve::default()
+            };
         }
     }
 
@@ -440,22 +741,36 @@ impl Tree {
 
     /// Forgets everything (a new game). Needs exclusive access.
     pub fn clear(&mut self) {
-        let nodes = (self.next_node.load(Ordering::Relaxed) as usize).min(self.nodes.len());
-        let edges = (self.next_edge.load(Ordering::Relaxed) as usize).min(self.edges.len());
+        let nodes = self.allocated_nodes();
+        let edges = self.allocated_edges();
         self.clear_table(nodes);
         self.nodes.zero_prefix(nodes);
         self.edges.zero_prefix(edges);
         self.next_node.store(1, Ordering::Relaxed);
         self.next_edge.store(1, Ordering::Relaxed);
         self.full.store(false, Ordering::Relaxed);
+        self.epoch.store(new_epoch(), Ordering::Relaxed);
+    }
+
+    /// One past the last allocated node.
+    fn allocated_nodes(&self) -> usize {
+        (self.next_node.load(Ordering::Relaxed) as usize).min(self.nodes.len())
+    }
+
+    /// One past the last allocated edge.
+    fn allocated_edges(&self) -> usize {
+        (self.next_edge.load(Ordering::Relaxed) as usize).min(self.edges.len())
     }
 
     /// Empties the table, which holds entries only for nodes below
-    /// `node_count`: entry by entry when they are few, else all at once.
-    fn clear_table(&mut self, node_count: usize) {
+    /// `node_count`: entry by entry when they are few (so that a small tree
+    /// in a large budget never touches, and commits, the whole table), else
+    /// all at once.
+    fn clear_table(&self, node_count: usize) {
         if node_count * 8 > self.table.len() {
-            let table = self.table.len();
-            self.table.zero_prefix(table);
+            for entry in self.table.iter() {
+                entry.store(0, Ordering::Relaxed);
+            }
             return;
         }
         let mask = self.table.len() - 1;
@@ -476,113 +791,312 @@ impl Tree {
     }
 
     /// Keeps only what `root` can reach, sliding the survivors to the front
-    /// of both arenas (Lisp-2 style) and rebuilding the table; returns the
-    /// root's new index. Used between turns so that tree reuse never leaks
+    /// of both arenas and rebuilding the table; the root becomes node 1,
+    /// which this returns. Used between turns so that tree reuse never leaks
     /// the branches that were not played. Needs exclusive access.
     pub fn compact(&mut self, root: u32) -> u32 {
-        let node_count = (self.next_node.load(Ordering::Relaxed) as usize).min(self.nodes.len());
-        let edge_count = (self.next_edge.load(Ordering::Relaxed) as usize).min(self.edges.len());
+        let node_count = self.allocated_nodes();
+        let edge_count = self.allocated_edges();
+        if root == 0 || root as usize >= node_count {
+            self.clear();
+            return 0;
+        }
         self.clear_table(node_count);
-        // Mark.
-        let mut new_index = vec![0u32; node_count];
-        let mut stack = vec![root];
-        new_index[root as usize] = 1;
-        while let Some(node) = stack.pop() {
-            let (first, count, _) = self.node(node).children();
-            for edge in first..first + count {
-                let child = self.edge(edge).child.load(Ordering::Relaxed);
-                if child != 0 && (child as usize) < node_count && new_index[child as usize] == 0 {
-                    new_index[child as usize] = 1;
-                    stack.push(child);
-                }
-            }
+        self.move_to_front(root, edge_count);
+        let (nodes, _) = self.slide(node_count, edge_count, 0, 0);
+        self.publish_all(nodes);
+        1
+    }
+
+    /// Frees about half the arenas during a search, keeping the root (node
+    /// 1), the principal line, the children of the root's turn's nodes that
+    /// have a proven child, and the children of every node visited at
+    /// least a threshold number of times, chosen from a histogram of visits
+    /// so that about [`RECYCLE_TARGET_PERMILLE`] of each arena stays in use.
+    /// A node that loses its children keeps its visits, value and proof, and
+    /// is expanded again when next visited. Proof marks, the statistics of
+    /// every kept node and edge, and the table (rebuilt) stay consistent.
+    ///
+    /// Returns `None`, doing nothing, if the root is not node 1.
+    ///
+    /// Contract: no other thread may use the tree during the call (the
+    /// search's threads wait at a barrier, see `run.rs`) and no iteration is
+    /// in flight, so every virtual loss is zero. It takes `&self` because
+    /// the threads share the tree by reference; every write is an atomic
+    /// store, so breaking the contract garbles the tree but is not undefined
+    /// behaviour.
+    pub fn recycle(&self, root: u32) -> Option<Recycled> {
+        let node_count = self.allocated_nodes();
+        let edge_count = self.allocated_edges();
+        if root != 1 || node_count <= 1 {
+            return None;
         }
-        // New node indices in address order, and the surviving edge blocks.
-        let mut next = 1u32;
-        let mut blocks = Vec::new();
-        for (old, slot) in new_index.iter_mut().enumerate().skip(1) {
-            if *slot != 0 {
-                *slot = next;
-                next += 1;
-                let (first, count, _) = self.node(old as u32).children();
-                if count > 0 {
-                    blocks.push((first, count, old as u32));
-                }
-            }
-        }
-        blocks.sort_unstable();
-        // Slide edge blocks down, rewriting child pointers.
-        let mut next_edge = 1u32;
-        for &(first, count, owner) in &blocks {
-            for offset in 0..count {
-                let from = self.edge(first + offset);
-                let action = from.action.load(Ordering::Relaxed);
-                let prior = from.prior.load(Ordering::Relaxed);
-                let child = from.child.load(Ordering::Relaxed);
-                let visits = from.visits.load(Ordering::Relaxed);
-                let child = if child != 0 && (child as usize) < node_count {
-                    new_index[child as usize]
-                } else {
-                    0
-                };
-                let to = self.edge(next_edge + offset);
-                to.action.store(action, Ordering::Relaxed);
-                to.prior.store(prior, Ordering::Relaxed);
-                to.child.store(child, Ordering::Relaxed);
-                to.visits.store(visits, Ordering::Relaxed);
-            }
-            let node = self.node(owner);
-            let (_, materialised, total) = node.children();
-            node.edges.store(
-                pack_children(next_edge, materialised, total),
-                Ordering::Relaxed,
-            );
-            next_edge += count;
-        }
-        // Slide nodes down.
-        for (old, &new) in new_index.iter().enumerate().skip(1) {
-            if new == 0 || new as usize == old {
+        let threshold = self.recycle_threshold(node_count, edge_count);
+        self.clear_table(node_count);
+        let (nodes, edges) = self.slide(node_count, edge_count, threshold, PRINCIPAL_NODES);
+        self.publish_all(nodes);
+        Some(Recycled {
+            nodes_before: node_count as u64 - 1,
+            nodes_after: nodes as u64 - 1,
+            edges_before: edge_count as u64 - 1,
+            edges_after: edges as u64 - 1,
+            threshold,
+        })
+    }
+
+    /// The children block of a node, if it lies within the allocated edges.
+    fn block(&self, node: &Node, edge_count: usize) -> Option<(u32, u32)> {
+        let (first, count, _) = node.children();
+        (count == 0 || (first >= 1 && first as usize + count as usize <= edge_count))
+            .then_some((first, count))
+    }
+
+    /// The fewest visits a node needs to keep its children so that the
+    /// children kept fill about [`RECYCLE_TARGET_PERMILLE`] of each arena.
+    /// Nodes are counted by the children they hold, which overcounts nodes
+    /// shared by transpositions: the recycle frees a little more, not less.
+    fn recycle_threshold(&self, node_count: usize, edge_count: usize) -> u32 {
+        let mut classes = [(0u64, 0u64); VISIT_CLASSES];
+        for index in 1..node_count as u32 {
+            let node = self.node(index);
+            let Some((first, count)) = self.block(node, edge_count) else {
+                continue;
+            };
+            if count == 0 {
                 continue;
             }
-            let (from, to) = (self.node(old as u32), self.node(new));
-            to.key
-                .store(from.key.load(Ordering::Relaxed), Ordering::Relaxed);
-            to.value_sum
-                .store(from.value_sum.load(Ordering::Relaxed), Ordering::Relaxed);
-            to.edges
-                .store(from.edges.load(Ordering::Relaxed), Ordering::Relaxed);
-            to.visits
-                .store(from.visits.load(Ordering::Relaxed), Ordering::Relaxed);
-            to.virtual_loss.store(0, Ordering::Relaxed);
-            to.eval
-                .store(from.eval.load(Ordering::Relaxed), Ordering::Relaxed);
-            to.turn
-                .store(from.turn.load(Ordering::Relaxed), Ordering::Relaxed);
-            to.state
-                .store(from.state.load(Ordering::Relaxed), Ordering::Relaxed);
-            to.proof
-                .store(from.proof.load(Ordering::Relaxed), Ordering::Relaxed);
-            to.flags
-                .store(from.flags.load(Ordering::Relaxed), Ordering::Relaxed);
+            let created = (first..first + count)
+                .filter(|&edge| self.edge(edge).child.load(Ordering::Relaxed) != 0)
+                .count() as u64;
+            let class = &mut classes[visit_class(node.visits.load(Ordering::Relaxed))];
+            class.0 += created;
+            class.1 += count as u64;
         }
-        // Zero what is no longer used and rebuild the table.
-        let live_nodes = next as usize;
-        let live_edges = next_edge as usize;
-        self.nodes.zero_range(live_nodes, node_count);
-        self.edges.zero_range(live_edges, edge_count);
+        let node_target = self.node_capacity() * RECYCLE_TARGET_PERMILLE / 1000;
+        let edge_target = (self.edges.len() as u64 - 1) * RECYCLE_TARGET_PERMILLE / 1000;
+        let (mut nodes, mut edges) = (1u64, 0u64);
+        let mut threshold = u32::MAX;
+        for class in (0..VISIT_CLASSES).rev() {
+            nodes += classes[class].0;
+            edges += classes[class].1;
+            if nodes > node_target || edges > edge_target {
+                break;
+            }
+            threshold = class_floor(class);
+        }
+        threshold.max(1)
+    }
+
+    /// Makes `root` node 1 by exchanging it with node 1 and rewriting the
+    /// child pointers to either. The table must be empty.
+    fn move_to_front(&self, root: u32, edge_count: usize) {
+        if root == 1 {
+            return;
+        }
+        self.node(1).swap(self.node(root));
+        for index in 1..edge_count as u32 {
+            let child = &self.edge(index).child;
+            match child.load(Ordering::Relaxed) {
+                1 => child.store(root, Ordering::Relaxed),
+                old if old == root => child.store(1, Ordering::Relaxed),
+                _ => {}
+            }
+        }
+    }
+
+    /// The sliding compaction behind [`Tree::compact`] and
+    /// [`Tree::recycle`], from node 1 as the root: marks what the root
+    /// reaches through nodes that keep their children (the root, the first
+    /// `principal` nodes of the most visited line, and nodes with at least
+    /// `threshold` visits; 0 keeps everything reachable), numbers the marked
+    /// nodes in address order, slides the kept edge blocks and then the
+    /// nodes down, and zeroes the rest. The table must be empty; the caller
+    /// publishes the survivors. Returns one past the last node and edge.
+    fn slide(
+        &self,
+        node_count: usize,
+        edge_count: usize,
+        threshold: u32,
+        principal: usize,
+    ) -> (u32, u32) {
+        for index in 1..node_count as u32 {
+            self.node(index).virtual_loss.store(0, Ordering::Relaxed);
+        }
+        // The principal line keeps its children whatever its visits.
+        let mut line = 1u32;
+        for _ in 0..principal {
+            let node = self.node(line);
+            node.virtual_loss.fetch_or(KEEP_CHILDREN, Ordering::Relaxed);
+            let Some((first, count)) = self.block(node, edge_count) else {
+                break;
+            };
+            let mut best = (0u32, 0u32);
+            for edge in first..first + count {
+                let edge = self.edge(edge);
+                let child = edge.child.load(Ordering::Relaxed);
+                let visits = edge.visits.load(Ordering::Relaxed);
+                if child != 0 && (child as usize) < node_count && visits > best.1 {
+                    best = (child, visits);
+                }
+            }
+            let next = best.0;
+            if next == 0 || self.node(next).virtual_loss.load(Ordering::Relaxed) != 0 {
+                break;
+            }
+            line = next;
+        }
+        // Mark. Nodes of the root's own turn with a proven child keep
+        // their children whatever their visits: the proof may come from
+        // outside the tree (the root's two-turn check marks a refuted turn's
+        // result), and the tree could not find it again.
+        let root_turn = self.node(1).turn.load(Ordering::Relaxed);
+        let mut stack = vec![1u32];
+        self.node(1)
+            .virtual_loss
+            .fetch_or(MARKED | KEEP_CHILDREN, Ordering::Relaxed);
+        while let Some(index) = stack.pop() {
+            let node = self.node(index);
+            let marks = node.virtual_loss.load(Ordering::Relaxed);
+            let block = self.block(node, edge_count);
+            let keep = marks & KEEP_CHILDREN != 0
+                || node.visits.load(Ordering::Relaxed) >= threshold
+                || (node.turn.load(Ordering::Relaxed) == root_turn
+                    && self.has_proven_child(block, node_count));
+            let Some((first, count)) = block.filter(|_| keep) else {
+                node.virtual_loss
+                    .store(marks & !KEEP_CHILDREN, Ordering::Relaxed);
+                continue;
+            };
+            node.virtual_loss
+                .store(marks | KEEP_CHILDREN, Ordering::Relaxed);
+            for edge in first..first + count {
+                let child = self.edge(edge).child.load(Ordering::Relaxed);
+                if child != 0 && (child as usize) < node_count {
+                    let marks = &self.node(child).virtual_loss;
+                    if marks.load(Ordering::Relaxed) & MARKED == 0 {
+                        marks.fetch_or(MARKED, Ordering::Relaxed);
+                        stack.push(child);
+                    }
+                }
+            }
+        }
+        // Number the marked nodes in address order.
+        let mut next = 1u32;
+        for index in 1..node_count as u32 {
+            let marks = &self.node(index).virtual_loss;
+            let mark = marks.load(Ordering::Relaxed);
+            if mark & MARKED != 0 {
+                marks.store(next | (mark & KEEP_CHILDREN), Ordering::Relaxed);
+                next += 1;
+            } else {
+                marks.store(0, Ordering::Relaxed);
+            }
+        }
+        // Slide the kept edge blocks down in address order, pointing their
+        // edges at the children's new numbers.
+        let mut next_edge = 1u32;
+        {
+            let mut blocks = self
+                .blocks
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            blocks.clear();
+            for index in 1..node_count as u32 {
+                let node = self.node(index);
+                if node.virtual_loss.load(Ordering::Relaxed) & KEEP_CHILDREN == 0 {
+                    continue;
+                }
+                if let Some((first, count)) = self.block(node, edge_count) {
+                    if count > 0 {
+                        blocks.push((first as u64) << 32 | index as u64);
+                    }
+                }
+            }
+            blocks.sort_unstable();
+            for &entry in blocks.iter() {
+                let (first, owner) = ((entry >> 32) as u32, entry as u32);
+                let node = self.node(owner);
+                let (_, count, total) = node.children();
+                for offset in 0..count {
+                    let from = self.edge(first + offset);
+                    let action = from.action.load(Ordering::Relaxed);
+                    let prior = from.prior.load(Ordering::Relaxed);
+                    let child = from.child.load(Ordering::Relaxed);
+                    let visits = from.visits.load(Ordering::Relaxed);
+                    let child = if child != 0 && (child as usize) < node_count {
+                        self.node(child).virtual_loss.load(Ordering::Relaxed) & NUMBER
+                    } else {
+                        0
+                    };
+                    let to = self.edge(next_edge + offset);
+                    to.action.store(action, Ordering::Relaxed);
+                    to.prior.store(prior, Ordering::Relaxed);
+                    to.child.store(child, Ordering::Relaxed);
+                    to.visits.store(visits, Ordering::Relaxed);
+                }
+                node.edges
+                    .store(pack_children(next_edge, count, total), Ordering::Relaxed);
+                next_edge += count;
+            }
+        }
+        // Slide the nodes down; a node that keeps no children becomes an
+        // unexpanded leaf with its own statistics.
+        for old in 1..node_count as u32 {
+            let from = self.node(old);
+            let mark = from.virtual_loss.load(Ordering::Relaxed);
+            if mark == 0 {
+                continue;
+            }
+            let new = mark & NUMBER;
+            let kept = mark & KEEP_CHILDREN != 0 && self.block(from, edge_count).is_some();
+            if kept {
+                // EXPANDING or WIDENING left over: expanded (or not yet).
+                from.state.fetch_and(!1, Ordering::Relaxed);
+                if from.state.load(Ordering::Relaxed) == UNEXPANDED && from.children().1 > 0 {
+                    from.state.store(EXPANDED, Ordering::Relaxed);
+                }
+            } else {
+                from.edges.store(0, Ordering::Relaxed);
+                from.state.store(UNEXPANDED, Ordering::Relaxed);
+            }
+            if new != old {
+                self.node(new).copy_from(from);
+            } else {
+                from.virtual_loss.store(0, Ordering::Relaxed);
+            }
+        }
+        for index in next..node_count as u32 {
+            self.node(index).clear();
+        }
+        for index in next_edge..edge_count as u32 {
+            self.edge(index).clear();
+        }
         self.next_node.store(next, Ordering::Relaxed);
         self.next_edge.store(next_edge, Ordering::Relaxed);
         self.full.store(false, Ordering::Relaxed);
-        for index in 1..next {
-            let node = self.node(index);
-            node.state.fetch_and(!1, Ordering::Relaxed); // EXPANDING/WIDENING leftovers
-            if node.state.load(Ordering::Relaxed) == 0 && node.children().1 > 0 {
-                node.state.store(EXPANDED, Ordering::Relaxed);
-            }
-            let key = node.key.load(Ordering::Relaxed);
+        self.epoch.store(new_epoch(), Ordering::Relaxed);
+        (next, next_edge)
+    }
+
+    /// Whether a block of edges leads to a proven node.
+    fn has_proven_child(&self, block: Option<(u32, u32)>, node_count: usize) -> bool {
+        let Some((first, count)) = block else {
+            return false;
+        };
+        (first..first + count).any(|edge| {
+            let child = self.edge(edge).child.load(Ordering::Relaxed);
+            child != 0
+                && (child as usize) < node_count
+                && self.node(child).proof.load(Ordering::Relaxed) != UNPROVEN
+        })
+    }
+
+    /// Publishes every node below `node_count` in the (empty) table.
+    fn publish_all(&self, node_count: u32) {
+        for index in 1..node_count {
+            let key = self.node(index).key.load(Ordering::Relaxed);
             self.publish(key, index);
         }
-        new_index[root as usize]
     }
 }
 
@@ -592,20 +1106,22 @@ mod tests {
 
     #[test]
     fn layout_is_compact() {
-        assert!(std::mem::size_of::<Node>() <= 48);
+        assert_eq!(std::mem::size_of::<Node>(), 48);
+        assert_eq!(std::mem::offset_of!(Node, state), 18);
         assert_eq!(std::mem::size_of::<Edge>(), 16);
     }
 
     #[test]
     fn publish_and_lookup_share_nodes() {
         let tree = Tree::with_megabytes(1);
+        let mut reserve = Reserve::default();
         let key = node_key(&Position::start(), 0);
-        let node = tree.allocate_node().unwrap();
+        let node = tree.allocate_node(&mut reserve).unwrap();
         tree.node(node).key.store(key, Ordering::Relaxed);
         assert_eq!(tree.lookup(key), None);
         assert_eq!(tree.publish(key, node), node);
         assert_eq!(tree.lookup(key), Some(node));
-        let other = tree.allocate_node().unwrap();
+        let other = tree.allocate_node(&mut reserve).unwrap();
         tree.node(other).key.store(key, Ordering::Relaxed);
         assert_eq!(tree.publish(key, other), node, "the first publisher wins");
     }
@@ -613,12 +1129,14 @@ mod tests {
     #[test]
     fn full_arena_refuses_gracefully() {
         let tree = Tree::with_megabytes(1);
+        let mut reserve = Reserve::default();
         let mut count = 0;
-        while tree.allocate_node().is_some() {
+        while tree.allocate_node(&mut reserve).is_some() {
             count += 1;
         }
+        assert_eq!(count, tree.node_capacity());
         assert!(count > 1000);
         assert!(tree.is_full());
-        assert_eq!(tree.allocate_edges(1), None);
+        assert_eq!(tree.allocate_edges(&mut reserve, 1), None);
     }
 }
