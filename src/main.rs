@@ -226,10 +226,10 @@ enum Command {
         #[command(flatten)]
         evaluation: EvalArguments,
     },
-    /// Play a match of 3 to 6 in-process players: the max-n search (mcts)
-    /// and random (multi-player Homeworlds, issue 10).
+    /// Play a match of 3 to 6 in-process players: the max-n search (mcts),
+    /// greedy and random (multi-player Homeworlds, issue 10).
     MultiMatch {
-        /// A player, in seat order for game 1: mcts or random (3 to 6 of them).
+        /// A player, in seat order for game 1: mcts, greedy or random (3 to 6 of them).
         #[arg(long = "player", required = true, num_args = 1.., action = ArgAction::Append)]
         players: Vec<String>,
         /// Games to play; the seats rotate from game to game.
@@ -255,9 +255,9 @@ enum Command {
         pgnout: Option<PathBuf>,
     },
     /// Play a game of 3 to 6 players in the terminal: `human` seats type
-    /// their turns, `mcts` and `random` seats are played by the program.
+    /// their turns, `mcts`, `greedy` and `random` seats are played by the program.
     MultiPlay {
-        /// A seat in turn order: human, mcts or random (3 to 6 of them).
+        /// A seat in turn order: human, mcts, greedy or random (3 to 6 of them).
         #[arg(long = "seat", required = true, num_args = 1.., action = ArgAction::Append)]
         seats: Vec<String>,
         /// Playouts per turn of the search.

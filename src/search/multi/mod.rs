@@ -1,24 +1,39 @@
-//! A simple max-n Monte Carlo tree search for multi-player games (issue 10,
-//! section 4), and a random player to measure it against.
+//! The multi-player search (issue 10, section 4): a max-n Monte Carlo tree
+//! search with exact checks at the root, a greedy player, and a random
+//! player to measure it against.
 //!
 //! Max-n: every node keeps one value per seat, the share of the game that
 //! seat is expected to get, and each player picks the child that is best for
 //! themselves (UCT on their own share). Edges are single actions plus "end
 //! the turn", as in the two-player search, so a node's mover is the side to
-//! move of its position. A playout plays random turns for a few rounds and
-//! then scores the position: a decided game gives its winners equal shares;
-//! an open one gives each player still in the game a share proportional to
-//! the pips of their fleet, their home's defence weighing double.
+//! move of its position. A leaf is scored by the hand evaluation of
+//! [`evaluate`] (a decided game gives its winners equal shares); random
+//! playouts before the evaluation are an option (`playout_turns`), which
+//! measured weaker: random Homeworlds turns mostly wreck a position.
 //!
-//! It is deliberately plain (one thread, a `Vec` of nodes, positions cloned
-//! into the nodes): the two-player search's speed comes from its packed
-//! position, which does not extend to more players (see
-//! [`crate::rules::multi`]). It never prints.
+//! Around the tree, exact checks over whole turns ([`turns`]): a turn that
+//! wins at once is played without searching, and the tree's choice is
+//! replaced when it leaves the mover's home empty or lets the next player
+//! win or eliminate the mover, as long as a turn without that flaw exists.
+//!
+//! Good versus Evil hides the alignments: the search sees only its own and
+//! those revealed by eliminations ([`hidden`]), and searches several
+//! determinizations (alignments dealt consistently with what is known),
+//! choosing the turn most of them choose.
+//!
+//! One thread, a `Vec` of nodes, positions cloned into the nodes: the
+//! two-player search's speed comes from its packed position, which does not
+//! extend to more players (see [`crate::rules::multi`]). With a fixed seed
+//! the search is deterministic. It never prints.
+
+pub mod evaluate;
+pub mod hidden;
+pub mod turns;
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use crate::rules::multi::{MultiAction, MultiOutcome, MultiPosition, MAX_PLAYERS};
+use crate::rules::multi::{MultiAction, MultiOutcome, MultiPosition, Victory};
 use crate::rules::{Action, Colour, Rules, TurnState};
 
 /// One choice in a turn: an action, or ending the turn.
@@ -39,8 +54,15 @@ pub struct MultiSearchOptions {
     pub seed: u64,
     /// The UCT exploration constant.
     pub exploration: f64,
-    /// Whole turns a playout plays before scoring the position.
+    /// Rounds of random turns a playout plays before the evaluation scores
+    /// the position (0: the evaluation scores the leaf itself).
     pub playout_turns: u32,
+    /// Whether the exact checks run at the root (an immediate win, and no
+    /// turn that loses on the next player's turn when a safe one exists).
+    pub safety: bool,
+    /// How many alignments the search deals when they are hidden (Good
+    /// versus Evil); the playouts are split between them.
+    pub determinizations: u32,
 }
 
 impl Default for MultiSearchOptions {
@@ -49,19 +71,19 @@ impl Default for MultiSearchOptions {
             iterations: 2_000,
             seed: 1,
             exploration: 0.7,
-            playout_turns: 6,
+            playout_turns: 0,
+            safety: true,
+            determinizations: 4,
         }
     }
 }
 
-/// Shares of the game by seat; they sum to 1 over the players.
-type Shares = [f64; MAX_PLAYERS];
 
 struct Node {
     position: MultiPosition,
     edges: Vec<(MultiEdge, Option<usize>)>,
     visits: u32,
-    totals: Shares,
+    totals: evaluate::Shares,
 }
 
 impl Node {
@@ -74,7 +96,7 @@ impl Node {
             position,
             edges,
             visits: 0,
-            totals: [0.0; MAX_PLAYERS],
+            totals: [0.0; crate::rules::multi::MAX_PLAYERS],
         }
     }
 }
@@ -107,7 +129,7 @@ fn edges(position: &MultiPosition, rules: &Rules) -> Vec<MultiEdge> {
 /// stars of different sizes and colours, and yellow or blue among the three
 /// (a home without them can never move or trade). Other actions are kept;
 /// the hundreds of creations would otherwise swamp the first turn.
-fn sensible_setup(action: MultiAction) -> bool {
+pub(crate) fn sensible_setup(action: MultiAction) -> bool {
     let MultiAction::Plain(Action::Homeworld {
         star,
         second_star: Some(second),
@@ -133,48 +155,6 @@ fn play(position: &MultiPosition, rules: &Rules, edge: MultiEdge) -> MultiPositi
         }
     }
     next
-}
-
-/// Each player's share of a position: exact once the game is decided,
-/// otherwise by fleet strength.
-pub fn shares(position: &MultiPosition) -> [f64; MAX_PLAYERS] {
-    let mut shares = [0.0; MAX_PLAYERS];
-    let players = position.players();
-    match position.outcome() {
-        MultiOutcome::Win(winners) => {
-            for seat in winners.iter() {
-                shares[seat as usize] = 1.0 / winners.len() as f64;
-            }
-            return shares;
-        }
-        MultiOutcome::Draw => {
-            shares[..players].fill(1.0 / players as f64);
-            return shares;
-        }
-        MultiOutcome::Ongoing => {}
-    }
-    let in_game = position.in_game();
-    for slot in position.occupied_slots() {
-        let system = position.system(slot);
-        for seat in in_game.iter() {
-            let pips: u32 = system.ships[seat as usize]
-                .copies()
-                .map(|piece| piece.size() as u32)
-                .sum();
-            let weight = if slot == seat { 2.0 } else { 1.0 };
-            shares[seat as usize] += weight * pips as f64;
-        }
-    }
-    for seat in in_game.iter() {
-        shares[seat as usize] += 1.0;
-    }
-    let total: f64 = shares.iter().sum();
-    if total > 0.0 {
-        for share in &mut shares {
-            *share /= total;
-        }
-    }
-    shares
 }
 
 /// Plays a random turn: random legal actions, ending the turn now and then
@@ -210,6 +190,97 @@ pub fn random_turn(
     played
 }
 
+/// Positions looked at inside the mover's own turn by the root checks.
+const ROOT_TURN_LIMIT: usize = 6_000;
+/// Positions looked at inside the next player's turn by a safety check.
+const REPLY_TURN_LIMIT: usize = 3_000;
+/// Alternative turns checked for safety when the tree's choice is unsafe.
+const SAFETY_CANDIDATES: usize = 24;
+
+/// `chosen` if it is safe (the mover keeps a home ship and cannot lose on
+/// the next player's turn), else the best-evaluated safe turn among the
+/// first [`SAFETY_CANDIDATES`], else the best-evaluated turn that at least
+/// keeps the mover in the game, else `chosen`.
+fn safe_choice(
+    position: &MultiPosition,
+    rules: &Rules,
+    chosen: Vec<MultiAction>,
+    mut root_turns: Vec<turns::WholeTurn>,
+) -> Vec<MultiAction> {
+    let mover = position.side_to_move();
+    let safe = |result: &MultiPosition| {
+        !turns::has_lost(result, mover)
+            && !turns::loses_next_turn(result, rules, mover, REPLY_TURN_LIMIT)
+    };
+    if let Some(result) = result_of(position, rules, &chosen) {
+        if safe(&result) {
+            return chosen;
+        }
+    }
+    let value = |turn: &turns::WholeTurn| evaluate::evaluated_shares(&turn.result)[mover as usize];
+    root_turns.sort_by(|first, second| value(second).total_cmp(&value(first)));
+    let surviving: Vec<&turns::WholeTurn> = root_turns
+        .iter()
+        .filter(|turn| !turns::has_lost(&turn.result, mover))
+        .collect();
+    if let Some(turn) = surviving
+        .iter()
+        .take(SAFETY_CANDIDATES)
+        .find(|turn| safe(&turn.result))
+    {
+        return turn.actions.clone();
+    }
+    let keeps_home = result_of(position, rules, &chosen)
+        .is_some_and(|result| !turns::has_lost(&result, mover));
+    match surviving.first() {
+        Some(turn) if !keeps_home => turn.actions.clone(),
+        _ => chosen,
+    }
+}
+
+/// The position after `actions` and the end of the turn, if legal.
+fn result_of(
+    position: &MultiPosition,
+    rules: &Rules,
+    actions: &[MultiAction],
+) -> Option<MultiPosition> {
+    let mut result = position.clone();
+    for &action in actions {
+        result.try_apply(rules, action).ok()?;
+    }
+    result.end_turn(rules).ok()?;
+    Some(result)
+}
+
+/// One ply of lookahead by the hand evaluation, like the two-player
+/// greedy player: a win at once if there is one, else the best-evaluated
+/// turn after which the next player cannot make the mover lose (among the
+/// first few by evaluation), else the best-evaluated turn that keeps the
+/// mover in the game. The baseline the issue measures the search against.
+pub fn greedy_turn(position: &MultiPosition, rules: &Rules) -> Vec<MultiAction> {
+    let mover = position.side_to_move();
+    let candidates = turns::whole_turns(position, rules, ROOT_TURN_LIMIT);
+    if let Some(win) = candidates
+        .iter()
+        .find(|turn| turns::has_won(&turn.result, mover))
+    {
+        return win.actions.clone();
+    }
+    let score = |turn: &turns::WholeTurn| {
+        let alive = if turns::has_lost(&turn.result, mover) { 0.0 } else { 1.0 };
+        alive + evaluate::evaluated_shares(&turn.result)[mover as usize]
+    };
+    let mut best: Option<(&turns::WholeTurn, f64)> = None;
+    for turn in &candidates {
+        let value = score(turn);
+        if best.is_none_or(|(_, best_value)| value > best_value) {
+            best = Some((turn, value));
+        }
+    }
+    let chosen = best.map(|(turn, _)| turn.actions.clone()).unwrap_or_default();
+    safe_choice(position, rules, chosen, candidates)
+}
+
 /// The search: build it per turn with [`MultiSearch::new`] and call
 /// [`MultiSearch::best_turn`].
 pub struct MultiSearch {
@@ -227,10 +298,69 @@ impl MultiSearch {
     }
 
     /// The turn the side to move should play: the actions, in order (the
-    /// caller ends the turn). Empty only when the game is over.
+    /// caller ends the turn). Empty only when the game is over. With
+    /// `safety`, a win in one is taken at once and the tree's choice is
+    /// checked as the module docs say; with hidden alignments the search
+    /// runs over determinizations.
     pub fn best_turn(&mut self, position: &MultiPosition, rules: &Rules) -> Vec<MultiAction> {
+        if position.outcome() != MultiOutcome::Ongoing {
+            return Vec::new();
+        }
+        let mover = position.side_to_move();
+        let root_turns = if self.options.safety {
+            let turns = turns::whole_turns(position, rules, ROOT_TURN_LIMIT);
+            if let Some(win) = turns.iter().find(|turn| turns::has_won(&turn.result, mover)) {
+                return win.actions.clone();
+            }
+            if turns.len() == 1 {
+                return turns[0].actions.clone();
+            }
+            turns
+        } else {
+            Vec::new()
+        };
+        let chosen = match position.victory() {
+            Victory::GoodVersusEvil { .. } => self.determinized_turn(position, rules),
+            _ => self.tree_turn(position, rules, self.options.iterations),
+        };
+        if !self.options.safety {
+            return chosen;
+        }
+        safe_choice(position, rules, chosen, root_turns)
+    }
+
+    /// The most common choice of trees searched over alignments dealt
+    /// consistently with what the mover knows ([`hidden::deal`]); ties go to
+    /// the first dealt.
+    fn determinized_turn(&mut self, position: &MultiPosition, rules: &Rules) -> Vec<MultiAction> {
+        let deals = self.options.determinizations.max(1);
+        let share = (self.options.iterations / deals).max(1);
+        let mut votes: Vec<(Vec<MultiAction>, u32)> = Vec::new();
+        for _ in 0..deals {
+            let dealt = hidden::deal(position, position.side_to_move(), &mut self.random);
+            let turn = self.tree_turn(&dealt, rules, share);
+            match votes.iter_mut().find(|(other, _)| *other == turn) {
+                Some((_, count)) => *count += 1,
+                None => votes.push((turn, 1)),
+            }
+        }
+        let best = votes.iter().map(|(_, count)| *count).max().unwrap_or(0);
+        votes
+            .into_iter()
+            .find(|(_, count)| *count == best)
+            .map(|(turn, _)| turn)
+            .unwrap_or_default()
+    }
+
+    /// The tree's choice after `iterations` playouts.
+    fn tree_turn(
+        &mut self,
+        position: &MultiPosition,
+        rules: &Rules,
+        iterations: u32,
+    ) -> Vec<MultiAction> {
         let mut nodes = vec![Node::new(position.clone(), rules)];
-        for _ in 0..self.options.iterations.max(1) {
+        for _ in 0..iterations.max(1) {
             self.iterate(&mut nodes, rules);
         }
         let mover = position.side_to_move();
@@ -323,7 +453,7 @@ impl MultiSearch {
             }
             random_turn(&mut position, rules, &mut self.random);
         }
-        let result = shares(&position);
+        let result = evaluate::evaluated_shares(&position);
         for &visited in &path {
             let node = &mut nodes[visited];
             node.visits += 1;
