@@ -30,10 +30,12 @@ pub mod evaluate;
 pub mod hidden;
 pub mod turns;
 
+use std::time::Instant;
+
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use crate::rules::multi::{MultiAction, MultiOutcome, MultiPosition, Victory};
+use crate::rules::multi::{MultiAction, MultiOutcome, MultiPosition, Seat, Victory};
 use crate::rules::{Action, Colour, Rules, TurnState};
 
 /// One choice in a turn: an action, or ending the turn.
@@ -63,6 +65,10 @@ pub struct MultiSearchOptions {
     /// How many alignments the search deals when they are hidden (Good
     /// versus Evil); the playouts are split between them.
     pub determinizations: u32,
+    /// When to stop the playouts, whatever `iterations` says (the
+    /// protocol's clocks and `movetime`); `None` for a pure node limit,
+    /// which keeps the search deterministic.
+    pub deadline: Option<Instant>,
 }
 
 impl Default for MultiSearchOptions {
@@ -74,6 +80,7 @@ impl Default for MultiSearchOptions {
             playout_turns: 0,
             safety: true,
             determinizations: 4,
+            deadline: None,
         }
     }
 }
@@ -238,6 +245,14 @@ fn safe_choice(
     }
 }
 
+/// The winning turn with the fewest actions (the first such), if any.
+fn shortest_win(candidates: &[turns::WholeTurn], mover: Seat) -> Option<&turns::WholeTurn> {
+    candidates
+        .iter()
+        .filter(|turn| turns::has_won(&turn.result, mover))
+        .min_by_key(|turn| turn.actions.len())
+}
+
 /// The position after `actions` and the end of the turn, if legal.
 fn result_of(
     position: &MultiPosition,
@@ -260,10 +275,7 @@ fn result_of(
 pub fn greedy_turn(position: &MultiPosition, rules: &Rules) -> Vec<MultiAction> {
     let mover = position.side_to_move();
     let candidates = turns::whole_turns(position, rules, ROOT_TURN_LIMIT);
-    if let Some(win) = candidates
-        .iter()
-        .find(|turn| turns::has_won(&turn.result, mover))
-    {
+    if let Some(win) = shortest_win(&candidates, mover) {
         return win.actions.clone();
     }
     let score = |turn: &turns::WholeTurn| {
@@ -286,6 +298,21 @@ pub fn greedy_turn(position: &MultiPosition, rules: &Rules) -> Vec<MultiAction> 
 pub struct MultiSearch {
     options: MultiSearchOptions,
     random: SmallRng,
+    report: MultiReport,
+}
+
+/// What the last [`MultiSearch::best_turn`] found, for the protocol's
+/// `info` line.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct MultiReport {
+    /// Playouts run over all trees.
+    pub nodes: u64,
+    /// The root's expected share per seat (of the last tree searched);
+    /// all zero when the turn was decided without searching.
+    pub shares: evaluate::Shares,
+    /// Why the turn was chosen: `search`, `win` (a win in one), `only`
+    /// (the only turn), `safety` (the tree's choice was unsafe).
+    pub decision: &'static str,
 }
 
 impl MultiSearch {
@@ -294,7 +321,13 @@ impl MultiSearch {
         MultiSearch {
             options,
             random: SmallRng::seed_from_u64(options.seed),
+            report: MultiReport::default(),
         }
+    }
+
+    /// What the last search found.
+    pub fn report(&self) -> MultiReport {
+        self.report
     }
 
     /// The turn the side to move should play: the actions, in order (the
@@ -307,12 +340,18 @@ impl MultiSearch {
             return Vec::new();
         }
         let mover = position.side_to_move();
+        self.report = MultiReport {
+            decision: "search",
+            ..MultiReport::default()
+        };
         let root_turns = if self.options.safety {
             let turns = turns::whole_turns(position, rules, ROOT_TURN_LIMIT);
-            if let Some(win) = turns.iter().find(|turn| turns::has_won(&turn.result, mover)) {
+            if let Some(win) = shortest_win(&turns, mover) {
+                self.report.decision = "win";
                 return win.actions.clone();
             }
             if turns.len() == 1 {
+                self.report.decision = "only";
                 return turns[0].actions.clone();
             }
             turns
@@ -326,7 +365,11 @@ impl MultiSearch {
         if !self.options.safety {
             return chosen;
         }
-        safe_choice(position, rules, chosen, root_turns)
+        let safe = safe_choice(position, rules, chosen.clone(), root_turns);
+        if safe != chosen {
+            self.report.decision = "safety";
+        }
+        safe
     }
 
     /// The most common choice of trees searched over alignments dealt
@@ -335,8 +378,14 @@ impl MultiSearch {
     fn determinized_turn(&mut self, position: &MultiPosition, rules: &Rules) -> Vec<MultiAction> {
         let deals = self.options.determinizations.max(1);
         let share = (self.options.iterations / deals).max(1);
+        let overall = self.options.deadline;
+        let started = Instant::now();
         let mut votes: Vec<(Vec<MultiAction>, u32)> = Vec::new();
-        for _ in 0..deals {
+        for deal in 0..deals {
+            if let Some(end) = overall {
+                let slice = end.saturating_duration_since(started) / deals;
+                self.options.deadline = Some(started + slice * (deal + 1));
+            }
             let dealt = hidden::deal(position, position.side_to_move(), &mut self.random);
             let turn = self.tree_turn(&dealt, rules, share);
             match votes.iter_mut().find(|(other, _)| *other == turn) {
@@ -344,6 +393,7 @@ impl MultiSearch {
                 None => votes.push((turn, 1)),
             }
         }
+        self.options.deadline = overall;
         let best = votes.iter().map(|(_, count)| *count).max().unwrap_or(0);
         votes
             .into_iter()
@@ -360,8 +410,17 @@ impl MultiSearch {
         iterations: u32,
     ) -> Vec<MultiAction> {
         let mut nodes = vec![Node::new(position.clone(), rules)];
-        for _ in 0..iterations.max(1) {
+        for iteration in 0..iterations.max(1) {
+            if iteration % 16 == 15 && self.options.deadline.is_some_and(|end| Instant::now() >= end)
+            {
+                break;
+            }
             self.iterate(&mut nodes, rules);
+        }
+        let root = &nodes[0];
+        self.report.nodes += u64::from(root.visits);
+        for (share, total) in self.report.shares.iter_mut().zip(root.totals) {
+            *share = total / f64::from(root.visits.max(1));
         }
         let mover = position.side_to_move();
         let mut turn = Vec::new();
