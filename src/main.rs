@@ -235,7 +235,7 @@ enum Command {
     /// Play a match of 3 to 6 in-process players: the max-n search (mcts),
     /// greedy and random (multi-player Homeworlds, issue 10).
     MultiMatch {
-        /// A player, in seat order for game 1: mcts, greedy or random (3 to 6 of them).
+        /// A player, in seat order for game 1: mcts, mcts-paranoid, greedy or random (3 to 6 of them).
         #[arg(long = "player", required = true, num_args = 1.., action = ArgAction::Append)]
         players: Vec<String>,
         /// Games to play; the seats rotate from game to game.

@@ -64,7 +64,8 @@ impl std::str::FromStr for VictoryKind {
     }
 }
 
-/// The players of a match from their kinds (`mcts`, `greedy`, `random`), each named
+/// The players of a match from their kinds (`mcts`, `mcts-paranoid`,
+/// `greedy`, `random`), each named
 /// by its kind; the searches use `iterations` playouts and `seed`.
 ///
 /// # Errors
@@ -88,10 +89,19 @@ pub fn parse_players(
                     ..MultiSearchOptions::default()
                 }),
             )),
+            "mcts-paranoid" => Ok((
+                kind.clone(),
+                MultiPlayerKind::Search(MultiSearchOptions {
+                    iterations,
+                    seed,
+                    paranoid: true,
+                    ..MultiSearchOptions::default()
+                }),
+            )),
             "random" => Ok((kind.clone(), MultiPlayerKind::Random)),
             "greedy" => Ok((kind.clone(), MultiPlayerKind::Greedy)),
             other => Err(format!(
-                "unknown player {other:?}: expected mcts, greedy or random"
+                "unknown player {other:?}: expected mcts, mcts-paranoid, greedy or random"
             )),
         })
         .collect()

@@ -69,6 +69,11 @@ pub struct MultiSearchOptions {
     /// protocol's clocks and `movetime`); `None` for a pure node limit,
     /// which keeps the search deterministic.
     pub deadline: Option<Instant>,
+    /// Paranoid search: every other player is assumed to play against the
+    /// searching player (minimising its share) instead of for themselves
+    /// (max-n). Measured weaker than max-n for both explicit victory
+    /// conditions (README), so off by default.
+    pub paranoid: bool,
 }
 
 impl Default for MultiSearchOptions {
@@ -81,6 +86,7 @@ impl Default for MultiSearchOptions {
             safety: true,
             determinizations: 4,
             deadline: None,
+            paranoid: false,
         }
     }
 }
@@ -469,6 +475,8 @@ impl MultiSearch {
                 break;
             }
             let mover = node.position.side_to_move() as usize;
+            let root = nodes[0].position.side_to_move() as usize;
+            let paranoid = self.options.paranoid && mover != root;
             let unexplored: Vec<usize> = (0..node.edges.len())
                 .filter(|&edge| node.edges[edge].1.is_none())
                 .collect();
@@ -491,8 +499,12 @@ impl MultiSearch {
                 .map(|child| {
                     let child_node = &nodes[child];
                     let visits = child_node.visits.max(1) as f64;
-                    let value = child_node.totals[mover] / visits
-                        + exploration * (parent_visits / visits).sqrt();
+                    let own = if paranoid {
+                        visits - child_node.totals[root]
+                    } else {
+                        child_node.totals[mover]
+                    };
+                    let value = own / visits + exploration * (parent_visits / visits).sqrt();
                     (value, child)
                 })
                 .fold((f64::MIN, 0), |best, candidate| {
