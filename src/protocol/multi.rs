@@ -12,7 +12,8 @@
 //! bounded by nodes, `movetime` or the clocks, so it needs no `stop`, and
 //! `go infinite`, `go ponder` and the enumeration commands are refused
 //! with a clear error. `hwi`, `isready`, `quit` and the other options go
-//! to the two-player session as before (`Seed` is read by both).
+//! to the two-player session as before (`Seed` and `Player`, which picks
+//! the search, the greedy or the random player, are read by both).
 
 use std::time::{Duration, Instant};
 
@@ -20,7 +21,9 @@ use crate::notation::multi::{self as notation, MultiBoard};
 use crate::notation::turn::Style;
 use crate::rules::multi::{MultiOutcome, MultiPosition, Seat, Seats, Victory, MAX_PLAYERS};
 use crate::rules::Rules;
-use crate::search::multi::{MultiSearch, MultiSearchOptions};
+use crate::search::multi::{greedy_turn, random_turn, MultiSearch, MultiSearchOptions};
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
 
 use super::words::split;
 use super::{Flow, Output};
@@ -39,6 +42,14 @@ enum VictoryOption {
     GoodEvil,
 }
 
+/// Which player the `Player` option names (read by both sessions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PlayerOption {
+    Search,
+    Greedy,
+    Random,
+}
+
 /// The engine's own alignment in Good versus Evil, as the controller told
 /// it privately.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,6 +62,7 @@ enum Alignment {
 /// The multi-player state of a protocol session: the options and the game.
 pub struct MultiSession {
     players: usize,
+    player: PlayerOption,
     victory: VictoryOption,
     alignment: Alignment,
     seed: u64,
@@ -69,6 +81,7 @@ impl MultiSession {
     pub fn new() -> MultiSession {
         MultiSession {
             players: 2,
+            player: PlayerOption::Search,
             victory: VictoryOption::Last,
             alignment: Alignment::Unknown,
             seed: 0,
@@ -146,9 +159,20 @@ impl MultiSession {
         let name = words[2..value_at.unwrap_or(words.len())].join(" ");
         let value = value_at.map(|at| words[at + 1..].join(" ")).unwrap_or_default();
         let lower = name.to_ascii_lowercase();
+        // `Seed` and `Player` belong to the two-player session as well: it
+        // checks them and answers any error; the extension only notes them.
         if lower == "seed" {
             if let Ok(seed) = value.parse::<u64>() {
                 self.seed = seed;
+            }
+            return None;
+        }
+        if lower == "player" {
+            match value.to_ascii_lowercase().as_str() {
+                "mcts" => self.player = PlayerOption::Search,
+                "greedy" => self.player = PlayerOption::Greedy,
+                "random" => self.player = PlayerOption::Random,
+                _ => {}
             }
             return None;
         }
@@ -306,8 +330,20 @@ impl MultiSession {
             deadline,
             ..MultiSearchOptions::default()
         });
-        let actions = search.best_turn(&searched, rules);
-        let report = search.report();
+        let actions = match self.player {
+            PlayerOption::Search => search.best_turn(&searched, rules),
+            PlayerOption::Greedy => greedy_turn(&searched, rules),
+            PlayerOption::Random => {
+                let mut random = SmallRng::seed_from_u64(self.seed ^ position.hash());
+                random_turn(&mut searched.clone(), rules, &mut random)
+            }
+        };
+        let mut report = search.report();
+        report.decision = match self.player {
+            PlayerOption::Search => report.decision,
+            PlayerOption::Greedy => "greedy",
+            PlayerOption::Random => "random",
+        };
         let mut after = self.board.clone();
         let played = after
             .play_actions(rules, &actions)
