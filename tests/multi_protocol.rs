@@ -72,9 +72,11 @@ fn a_three_player_session_plays_the_win_and_reports_scores_per_seat() {
         "{lines:#?}"
     );
     assert!(
-        lines.iter().any(|line| line.starts_with("position players=3 ")
-            && line.contains("victory=sinister")
-            && line.contains("out=1")),
+        lines
+            .iter()
+            .any(|line| line.starts_with("position players=3 ")
+                && line.contains("victory=sinister")
+                && line.contains("out=1")),
         "{lines:#?}"
     );
 }
@@ -220,7 +222,11 @@ fn a_three_engine_match_rotates_seats_survives_a_crash_and_replays() {
     let out = text(&output);
     assert!(output.status.success(), "{out}");
     assert!(out.contains("Started multi-player match of 3 games: alpha, beta, crasher"));
-    for seats in ["(alpha, beta, crasher)", "(beta, crasher, alpha)", "(crasher, alpha, beta)"] {
+    for seats in [
+        "(alpha, beta, crasher)",
+        "(beta, crasher, alpha)",
+        "(crasher, alpha, beta)",
+    ] {
         assert!(
             out.lines()
                 .any(|line| line.starts_with("Finished game") && line.contains(seats)),
@@ -239,7 +245,13 @@ fn a_three_engine_match_rotates_seats_survives_a_crash_and_replays() {
     assert!(out.trim_end().ends_with("Finished match"), "{out}");
     let mut files: Vec<String> = std::fs::read_dir(&records)
         .expect("the records directory exists")
-        .map(|entry| entry.expect("a directory entry").path().display().to_string())
+        .map(|entry| {
+            entry
+                .expect("a directory entry")
+                .path()
+                .display()
+                .to_string()
+        })
         .collect();
     files.sort();
     assert_eq!(files.len(), 3, "{files:?}");
@@ -247,23 +259,49 @@ fn a_three_engine_match_rotates_seats_survives_a_crash_and_replays() {
     replay_arguments.extend(files.iter().map(String::as_str));
     let replay = supernova(&replay_arguments);
     let replayed = text(&replay);
-    assert!(replayed.contains("replayed 3 games: 3 legal, 0 illegal"), "{replayed}");
+    assert!(
+        replayed.contains("replayed 3 games: 3 legal, 0 illegal"),
+        "{replayed}"
+    );
     let _ = std::fs::remove_dir_all(&directory);
 }
 
 #[test]
 fn multi_player_match_arguments_are_checked() {
     let output = supernova(&[
-        "match", "--engine", "name=a", "--engine", "name=b", "--engine", "name=c", "--nodes",
-        "10", "--victory", "chaos",
+        "match",
+        "--engine",
+        "name=a",
+        "--engine",
+        "name=b",
+        "--engine",
+        "name=c",
+        "--nodes",
+        "10",
+        "--victory",
+        "chaos",
     ]);
     assert!(!output.status.success());
     let error = String::from_utf8_lossy(&output.stderr);
-    assert!(error.contains("expected last, sinister or good-evil"), "{error}");
+    assert!(
+        error.contains("expected last, sinister or good-evil"),
+        "{error}"
+    );
     let output = supernova(&[
-        "match", "--engine", "name=a", "--engine", "name=b", "--nodes", "10", "--victory", "last",
+        "match",
+        "--engine",
+        "name=a",
+        "--engine",
+        "name=b",
+        "--nodes",
+        "10",
+        "--victory",
+        "last",
     ]);
     assert!(!output.status.success());
     let error = String::from_utf8_lossy(&output.stderr);
-    assert!(error.contains("only for a match of 3 to 6 engines"), "{error}");
+    assert!(
+        error.contains("only for a match of 3 to 6 engines"),
+        "{error}"
+    );
 }

@@ -4,12 +4,12 @@
 
 mod common;
 
-use supernova::notation::multi;
-use supernova::rules::multi::{MultiAction, MultiOutcome, Seats};
-use supernova::rules::{Action, Piece, Rules};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
+use supernova::notation::multi;
 use supernova::rules::multi::Victory;
+use supernova::rules::multi::{MultiAction, MultiOutcome, Seats};
+use supernova::rules::{Action, Piece, Rules};
 use supernova::search::multi::{greedy_turn, hidden, turns, MultiSearch, MultiSearchOptions};
 
 #[test]
@@ -254,7 +254,10 @@ fn hidden_alignments_are_dealt_consistently_with_what_is_known() {
         assert_eq!(evil.len(), 3, "{evil:?}");
         assert!(evil.contains(0) && evil.contains(4), "{evil:?}");
         seen_three |= evil.contains(3);
-        assert_eq!(dealt.hash() == board.position.hash(), evil == Seats(0b11001));
+        assert_eq!(
+            dealt.hash() == board.position.hash(),
+            evil == Seats(0b11001)
+        );
     }
     assert!(seen_three, "the third Evil seat is dealt among the unknown");
 }

@@ -157,7 +157,9 @@ impl MultiSession {
         }
         let value_at = words.iter().position(|&word| word == "value");
         let name = words[2..value_at.unwrap_or(words.len())].join(" ");
-        let value = value_at.map(|at| words[at + 1..].join(" ")).unwrap_or_default();
+        let value = value_at
+            .map(|at| words[at + 1..].join(" "))
+            .unwrap_or_default();
         let lower = name.to_ascii_lowercase();
         // `Seed` and `Player` belong to the two-player session as well: it
         // checks them and answers any error; the extension only notes them.
@@ -289,7 +291,9 @@ impl MultiSession {
         if position.turn_state() != crate::rules::TurnState::Start {
             return Err("a position must be at the start of a turn".into());
         }
-        let named = text.split_whitespace().any(|word| word.starts_with("victory="));
+        let named = text
+            .split_whitespace()
+            .any(|word| word.starts_with("victory="));
         let option = victory_word(self.victory);
         if named && position.victory().word() != option {
             return Err(format!(
@@ -436,7 +440,9 @@ impl GoLimits {
                             let digit = rest.chars().next()?.to_digit(10)? as usize;
                             Some((digit, &rest[1..]))
                         })
-                        .filter(|(seat, field)| *seat < players && matches!(*field, "time" | "inc"));
+                        .filter(|(seat, field)| {
+                            *seat < players && matches!(*field, "time" | "inc")
+                        });
                     let Some((seat, field)) = seat_field else {
                         return Err(format!(
                             "'{key}': expected nodes, movetime, movestogo or p<seat>time/p<seat>inc with a seat below {players}"
@@ -465,9 +471,7 @@ impl GoLimits {
         }
         let clocks = limits.time.iter().any(Option::is_some);
         if limits.nodes.is_none() && limits.movetime.is_none() && !clocks {
-            return Err(
-                "'go': multi-player games need a limit: nodes, movetime or clocks".into(),
-            );
+            return Err("'go': multi-player games need a limit: nodes, movetime or clocks".into());
         }
         Ok(limits)
     }

@@ -93,7 +93,11 @@ pub fn strength(position: &MultiPosition, seat: Seat) -> f64 {
         return 0.5 + 0.5 * pips;
     }
     let defenders = home.ships[me];
-    let largest = defenders.copies().map(|ship| ship.size()).max().unwrap_or(0);
+    let largest = defenders
+        .copies()
+        .map(|ship| ship.size())
+        .max()
+        .unwrap_or(0);
     let colours = owned.plus(home.stars).colour_mask().count_ones() as f64;
     let mut value = 1.0 + pips + largest as f64 + home.stars.len() as f64 + 1.5 * colours;
     if defenders.len() == 1 {
@@ -102,7 +106,11 @@ pub fn strength(position: &MultiPosition, seat: Seat) -> f64 {
     let home_red = home.stars.colour_count(Colour::Red) > 0;
     for other in position.in_game().iter().filter(|&other| other != seat) {
         let attackers = home.ships[other as usize];
-        let attacker = attackers.copies().map(|ship| ship.size()).max().unwrap_or(0);
+        let attacker = attackers
+            .copies()
+            .map(|ship| ship.size())
+            .max()
+            .unwrap_or(0);
         let red = home_red || attackers.colour_count(Colour::Red) > 0;
         if attacker > 0 && red && attacker >= largest {
             value -= 4.0;

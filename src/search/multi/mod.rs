@@ -91,7 +91,6 @@ impl Default for MultiSearchOptions {
     }
 }
 
-
 struct Node {
     position: MultiPosition,
     edges: Vec<(MultiEdge, Option<usize>)>,
@@ -243,8 +242,8 @@ fn safe_choice(
     {
         return turn.actions.clone();
     }
-    let keeps_home = result_of(position, rules, &chosen)
-        .is_some_and(|result| !turns::has_lost(&result, mover));
+    let keeps_home =
+        result_of(position, rules, &chosen).is_some_and(|result| !turns::has_lost(&result, mover));
     match surviving.first() {
         Some(turn) if !keeps_home => turn.actions.clone(),
         _ => chosen,
@@ -285,7 +284,11 @@ pub fn greedy_turn(position: &MultiPosition, rules: &Rules) -> Vec<MultiAction> 
         return win.actions.clone();
     }
     let score = |turn: &turns::WholeTurn| {
-        let alive = if turns::has_lost(&turn.result, mover) { 0.0 } else { 1.0 };
+        let alive = if turns::has_lost(&turn.result, mover) {
+            0.0
+        } else {
+            1.0
+        };
         alive + evaluate::evaluated_shares(&turn.result)[mover as usize]
     };
     let mut best: Option<(&turns::WholeTurn, f64)> = None;
@@ -295,7 +298,9 @@ pub fn greedy_turn(position: &MultiPosition, rules: &Rules) -> Vec<MultiAction> 
             best = Some((turn, value));
         }
     }
-    let chosen = best.map(|(turn, _)| turn.actions.clone()).unwrap_or_default();
+    let chosen = best
+        .map(|(turn, _)| turn.actions.clone())
+        .unwrap_or_default();
     safe_choice(position, rules, chosen, candidates)
 }
 
@@ -417,7 +422,11 @@ impl MultiSearch {
     ) -> Vec<MultiAction> {
         let mut nodes = vec![Node::new(position.clone(), rules)];
         for iteration in 0..iterations.max(1) {
-            if iteration % 16 == 15 && self.options.deadline.is_some_and(|end| Instant::now() >= end)
+            if iteration % 16 == 15
+                && self
+                    .options
+                    .deadline
+                    .is_some_and(|end| Instant::now() >= end)
             {
                 break;
             }

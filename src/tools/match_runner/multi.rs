@@ -173,7 +173,10 @@ fn start(
         let identity = process.identify(HANDSHAKE_TIMEOUT)?;
         let mut lines = Vec::new();
         if match_config.rules.name != Rules::STANDARD.name {
-            lines.push(format!("setoption name Rules value {}", match_config.rules.name));
+            lines.push(format!(
+                "setoption name Rules value {}",
+                match_config.rules.name
+            ));
         }
         lines.push(format!("setoption name Players value {players}"));
         lines.push(format!(
@@ -255,7 +258,8 @@ fn play_game(config: &MultiEngineMatch, names: &[String], number: usize) -> Mult
     let mut victory = victory_of(&config.victory).unwrap_or(Victory::LastManStanding);
     let mut evil = Seats::EMPTY;
     if let Victory::GoodVersusEvil { .. } = victory {
-        let mut random = SmallRng::seed_from_u64(config.seed ^ (number as u64).wrapping_mul(0x9E37_79B9));
+        let mut random =
+            SmallRng::seed_from_u64(config.seed ^ (number as u64).wrapping_mul(0x9E37_79B9));
         while evil.len() < count / 2 {
             evil.insert(random.random_range(0..count as Seat));
         }
@@ -289,8 +293,8 @@ fn play_game(config: &MultiEngineMatch, names: &[String], number: usize) -> Mult
     for (seat, &engine) in seats.iter().enumerate() {
         let engine_config = &config.engines[engine];
         let limits = limits_of(config, engine_config);
-        let alignment = matches!(victory, Victory::GoodVersusEvil { .. })
-            .then(|| evil.contains(seat as Seat));
+        let alignment =
+            matches!(victory, Victory::GoodVersusEvil { .. }).then(|| evil.contains(seat as Seat));
         let log = config.logs.as_ref().map(|directory| {
             directory.join(format!("game-{number:04}-p{seat}-{}.log", names[engine]))
         });
@@ -309,7 +313,14 @@ fn play_game(config: &MultiEngineMatch, names: &[String], number: usize) -> Mult
         });
     }
     for (seat, reason) in forfeited {
-        forfeit(&mut board, &mut players, &mut record, &mut report, seat, reason);
+        forfeit(
+            &mut board,
+            &mut players,
+            &mut record,
+            &mut report,
+            seat,
+            reason,
+        );
     }
     let mut stuck = false;
     while !stuck
@@ -336,11 +347,25 @@ fn play_game(config: &MultiEngineMatch, names: &[String], number: usize) -> Mult
                 }
                 Err(error) => {
                     let reason = format!("illegal turn '{}': {error}", excerpt(&token));
-                    stuck = !forfeit(&mut board, &mut players, &mut record, &mut report, mover, reason);
+                    stuck = !forfeit(
+                        &mut board,
+                        &mut players,
+                        &mut record,
+                        &mut report,
+                        mover,
+                        reason,
+                    );
                 }
             },
             Err(reason) => {
-                stuck = !forfeit(&mut board, &mut players, &mut record, &mut report, mover, reason);
+                stuck = !forfeit(
+                    &mut board,
+                    &mut players,
+                    &mut record,
+                    &mut report,
+                    mover,
+                    reason,
+                );
             }
         }
     }
@@ -352,14 +377,20 @@ fn play_game(config: &MultiEngineMatch, names: &[String], number: usize) -> Mult
     let position = &board.position;
     let (sharing, reason): (Vec<Seat>, String) = match position.outcome() {
         MultiOutcome::Win(winners) => {
-            let names: Vec<&str> = winners.iter().map(|seat| seat_names[seat as usize]).collect();
+            let names: Vec<&str> = winners
+                .iter()
+                .map(|seat| seat_names[seat as usize])
+                .collect();
             record.header.winner = Some(names.join(", "));
             let how = if position.decided_by_resignation() {
                 "the others resigned or forfeited"
             } else {
                 "won on the board"
             };
-            (winners.iter().collect(), format!("{} {how}", names.join(" and ")))
+            (
+                winners.iter().collect(),
+                format!("{} {how}", names.join(" and ")),
+            )
         }
         MultiOutcome::Draw => (
             (0..count as Seat).collect(),
@@ -541,8 +572,11 @@ pub fn run_multi_match(
                     break;
                 };
                 let (writer, result) = &mut *guard;
-                let seat_names: Vec<&str> =
-                    report.seats.iter().map(|&engine| names[engine].as_str()).collect();
+                let seat_names: Vec<&str> = report
+                    .seats
+                    .iter()
+                    .map(|&engine| names[engine].as_str())
+                    .collect();
                 for (seat, reason) in &report.forfeits {
                     let _ = writeln!(
                         writer,
@@ -599,9 +633,17 @@ pub fn table(result: &MultiEngineResult) -> Vec<String> {
     let games = result.games.len();
     let by_seat = result.points_by_seat();
     let points = result.points();
-    let width = result.names.iter().map(String::len).max().unwrap_or(6).max(6);
+    let width = result
+        .names
+        .iter()
+        .map(String::len)
+        .max()
+        .unwrap_or(6)
+        .max(6);
     let mut lines = Vec::new();
-    let seats: Vec<String> = (0..count).map(|seat| format!("{:>7}", format!("p{seat}"))).collect();
+    let seats: Vec<String> = (0..count)
+        .map(|seat| format!("{:>7}", format!("p{seat}")))
+        .collect();
     lines.push(format!(
         "{:width$} {:>7} {:>6} {}",
         "engine",
