@@ -21,7 +21,10 @@ use crate::notation::multi::{self as notation, MultiBoard};
 use crate::notation::turn::Style;
 use crate::rules::multi::{MultiOutcome, MultiPosition, Seat, Seats, Victory, MAX_PLAYERS};
 use crate::rules::Rules;
-use crate::search::multi::{greedy_turn, random_turn, MultiSearch, MultiSearchOptions};
+use crate::search::multi::{
+    greedy_turn_avoiding, random_turn, MultiSearch, MultiSearchOptions,
+};
+use std::collections::HashMap;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
@@ -67,6 +70,9 @@ pub struct MultiSession {
     alignment: Alignment,
     seed: u64,
     board: MultiBoard,
+    /// Positions this engine moved from in this game (hash) and where its
+    /// turns led from each, to leave a cycle instead of repeating it.
+    played: HashMap<u64, Vec<u64>>,
 }
 
 impl Default for MultiSession {
@@ -86,6 +92,7 @@ impl MultiSession {
             alignment: Alignment::Unknown,
             seed: 0,
             board: start_board(3, VictoryOption::Last),
+            played: HashMap::new(),
         }
     }
 
@@ -122,6 +129,7 @@ impl MultiSession {
         let result = match first {
             "newgame" => {
                 self.board = start_board(self.players, self.victory);
+                self.played.clear();
                 Ok(())
             }
             "position" => self.position(&words[1..], rules),
@@ -231,6 +239,7 @@ impl MultiSession {
             }
         }
         self.board = start_board(self.players.max(3), self.victory);
+        self.played.clear();
         Ok(())
     }
 
@@ -334,9 +343,11 @@ impl MultiSession {
             deadline,
             ..MultiSearchOptions::default()
         });
+        let key = position.hash();
+        let avoid = self.played.get(&key).cloned().unwrap_or_default();
         let actions = match self.player {
-            PlayerOption::Search => search.best_turn(&searched, rules),
-            PlayerOption::Greedy => greedy_turn(&searched, rules),
+            PlayerOption::Search => search.best_turn_avoiding(&searched, rules, &avoid),
+            PlayerOption::Greedy => greedy_turn_avoiding(&searched, rules, &avoid),
             PlayerOption::Random => {
                 let mut random = SmallRng::seed_from_u64(self.seed ^ position.hash());
                 random_turn(&mut searched.clone(), rules, &mut random)
@@ -352,6 +363,11 @@ impl MultiSession {
         let played = after
             .play_actions(rules, &actions)
             .map_err(|error| format!("the search found no playable turn: {error}"))?;
+        let result = after.position.hash();
+        let results = self.played.entry(key).or_default();
+        if !results.contains(&result) {
+            results.push(result);
+        }
         let token = notation::format_turn(
             &self.board,
             rules,

@@ -217,7 +217,7 @@ fn safe_choice(
     position: &MultiPosition,
     rules: &Rules,
     chosen: Vec<MultiAction>,
-    mut root_turns: Vec<turns::WholeTurn>,
+    root_turns: &mut [turns::WholeTurn],
 ) -> Vec<MultiAction> {
     let mover = position.side_to_move();
     let safe = |result: &MultiPosition| {
@@ -250,6 +250,36 @@ fn safe_choice(
     }
 }
 
+/// `chosen`, unless its result is one of `avoid` (positions this player's
+/// turns already led to from here: a cycle); then the best-evaluated safe
+/// turn among the first [`SAFETY_CANDIDATES`] that leads somewhere new, if
+/// there is one. A deterministic player in a cycle would otherwise repeat
+/// it until the turn limit.
+fn fresh_choice(
+    position: &MultiPosition,
+    rules: &Rules,
+    chosen: Vec<MultiAction>,
+    root_turns: &mut [turns::WholeTurn],
+    avoid: &[u64],
+) -> Vec<MultiAction> {
+    let repeats = |result: &MultiPosition| avoid.contains(&result.hash());
+    let Some(result) = result_of(position, rules, &chosen) else {
+        return chosen;
+    };
+    if !repeats(&result) {
+        return chosen;
+    }
+    let mover = position.side_to_move();
+    let value = |turn: &turns::WholeTurn| evaluate::evaluated_shares(&turn.result)[mover as usize];
+    root_turns.sort_by(|first, second| value(second).total_cmp(&value(first)));
+    root_turns
+        .iter()
+        .filter(|turn| !turns::has_lost(&turn.result, mover) && !repeats(&turn.result))
+        .take(SAFETY_CANDIDATES)
+        .find(|turn| !turns::loses_next_turn(&turn.result, rules, mover, REPLY_TURN_LIMIT))
+        .map_or(chosen, |turn| turn.actions.clone())
+}
+
 /// The winning turn with the fewest actions (the first such), if any.
 fn shortest_win(candidates: &[turns::WholeTurn], mover: Seat) -> Option<&turns::WholeTurn> {
     candidates
@@ -278,8 +308,18 @@ fn result_of(
 /// first few by evaluation), else the best-evaluated turn that keeps the
 /// mover in the game. The baseline the issue measures the search against.
 pub fn greedy_turn(position: &MultiPosition, rules: &Rules) -> Vec<MultiAction> {
+    greedy_turn_avoiding(position, rules, &[])
+}
+
+/// [`greedy_turn`], leaving a cycle: a turn whose result is in `avoid` is
+/// replaced as [`MultiSearch::best_turn_avoiding`] says.
+pub fn greedy_turn_avoiding(
+    position: &MultiPosition,
+    rules: &Rules,
+    avoid: &[u64],
+) -> Vec<MultiAction> {
     let mover = position.side_to_move();
-    let candidates = turns::whole_turns(position, rules, ROOT_TURN_LIMIT);
+    let mut candidates = turns::whole_turns(position, rules, ROOT_TURN_LIMIT);
     if let Some(win) = shortest_win(&candidates, mover) {
         return win.actions.clone();
     }
@@ -301,7 +341,8 @@ pub fn greedy_turn(position: &MultiPosition, rules: &Rules) -> Vec<MultiAction> 
     let chosen = best
         .map(|(turn, _)| turn.actions.clone())
         .unwrap_or_default();
-    safe_choice(position, rules, chosen, candidates)
+    let safe = safe_choice(position, rules, chosen, &mut candidates);
+    fresh_choice(position, rules, safe, &mut candidates, avoid)
 }
 
 /// The search: build it per turn with [`MultiSearch::new`] and call
@@ -347,6 +388,21 @@ impl MultiSearch {
     /// checked as the module docs say; with hidden alignments the search
     /// runs over determinizations.
     pub fn best_turn(&mut self, position: &MultiPosition, rules: &Rules) -> Vec<MultiAction> {
+        self.best_turn_avoiding(position, rules, &[])
+    }
+
+    /// [`MultiSearch::best_turn`], leaving a cycle: when the chosen turn
+    /// leads to a position in `avoid` (hashes of the positions this
+    /// player's turns already led to from this one), the best-evaluated
+    /// safe turn that leads somewhere new replaces it, if there is one.
+    /// The protocol passes what the engine played before from the same
+    /// position in the same game.
+    pub fn best_turn_avoiding(
+        &mut self,
+        position: &MultiPosition,
+        rules: &Rules,
+        avoid: &[u64],
+    ) -> Vec<MultiAction> {
         if position.outcome() != MultiOutcome::Ongoing {
             return Vec::new();
         }
@@ -355,7 +411,7 @@ impl MultiSearch {
             decision: "search",
             ..MultiReport::default()
         };
-        let root_turns = if self.options.safety {
+        let mut root_turns = if self.options.safety {
             let turns = turns::whole_turns(position, rules, ROOT_TURN_LIMIT);
             if let Some(win) = shortest_win(&turns, mover) {
                 self.report.decision = "win";
@@ -376,11 +432,15 @@ impl MultiSearch {
         if !self.options.safety {
             return chosen;
         }
-        let safe = safe_choice(position, rules, chosen.clone(), root_turns);
+        let safe = safe_choice(position, rules, chosen.clone(), &mut root_turns);
         if safe != chosen {
             self.report.decision = "safety";
         }
-        safe
+        let fresh = fresh_choice(position, rules, safe.clone(), &mut root_turns, avoid);
+        if fresh != safe {
+            self.report.decision = "cycle";
+        }
+        fresh
     }
 
     /// The most common choice of trees searched over alignments dealt
