@@ -96,11 +96,12 @@ fn engine_turns_from_the_start_are_legal_and_repeat_with_a_seed() {
             input.push_str(" moves ");
             input.push_str(&turns.join(" "));
         }
-        input.push_str("\ngo nodes 200\ngo nodes 200\nquit\n");
+        input.push_str("\ngo nodes 200\nquit\n");
         let lines = session(&input);
+        let again = session(&input);
         let moves = bestmoves(&lines);
-        assert_eq!(moves.len(), 2, "{lines:#?}");
-        assert_eq!(moves[0], moves[1], "a fixed seed and node limit repeat");
+        assert_eq!(moves.len(), 1, "{lines:#?}");
+        assert_eq!(moves, bestmoves(&again), "a fixed seed and node limit repeat");
         let token = moves[0].to_string();
         board
             .play_turn_text(&rules, &token)
@@ -303,5 +304,29 @@ fn multi_player_match_arguments_are_checked() {
     assert!(
         error.contains("only for a match of 3 to 6 engines"),
         "{error}"
+    );
+}
+
+#[test]
+fn the_same_position_again_in_a_game_gets_a_turn_that_leads_somewhere_new() {
+    // Both searches see the same position; the second must not repeat the
+    // first's result, and a new game answers as the first did.
+    let position = "position pos players=3 A=r1y3:g3y1::/B=g2b1::g3y1:/C=g1b2:::y3g1 0";
+    let input = format!(
+        "setoption name Players value 3\n\
+         {position}\ngo nodes 300\n\
+         {position}\ngo nodes 300\n\
+         newgame\n\
+         {position}\ngo nodes 300\n\
+         quit\n"
+    );
+    let lines = session(&input);
+    let moves = bestmoves(&lines);
+    assert_eq!(moves.len(), 3, "{lines:#?}");
+    assert_ne!(moves[0], moves[1], "{lines:#?}");
+    assert_eq!(moves[0], moves[2], "{lines:#?}");
+    assert!(
+        lines.iter().any(|line| line.ends_with("decision cycle")),
+        "{lines:#?}"
     );
 }
