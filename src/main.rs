@@ -153,7 +153,7 @@ enum Command {
         /// Victory condition of a match of 3 to 6 engines: last, sinister or good-evil.
         #[arg(long)]
         victory: Option<String>,
-        /// Seed of the Good-versus-Evil deals of a match of 3 to 6 engines.
+        /// Seed of a match of 3 to 6 engines: the Good-versus-Evil deals and each engine's Seed option.
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },

@@ -15,6 +15,10 @@
 //! process is stopped and the others play on. A game ends when the victory
 //! condition decides it or after `max_turns` turns.
 //!
+//! Each engine gets a `Seed` of its own per game and seat (from `--seed`),
+//! so that deterministic engines do not replay the same game whenever the
+//! seating comes round again.
+//!
 //! Seats rotate over the games: game `g` (from 0) gives seat `s` to engine
 //! `(s + g) mod n`. The winners share the game's point; a game stopped at
 //! the turn limit shares it among the players still in; a draw (everyone
@@ -66,7 +70,8 @@ pub struct MultiEngineMatch {
     pub transcripts: Option<PathBuf>,
     /// Where to write one protocol log per engine and game.
     pub logs: Option<PathBuf>,
-    /// Seed of the Good-versus-Evil deals.
+    /// Seed of the Good-versus-Evil deals and of each engine's `Seed`
+    /// option (one per game and seat).
     pub seed: u64,
     /// The program run for an engine without `cmd=`.
     pub default_program: String,
@@ -153,6 +158,7 @@ fn start(
     engine: &EngineConfig,
     players: usize,
     alignment: Option<bool>,
+    seed: u64,
     log: Option<PathBuf>,
 ) -> Result<(EngineProcess, Option<String>), String> {
     let (program, arguments) = match &engine.program {
@@ -179,6 +185,9 @@ fn start(
             ));
         }
         lines.push(format!("setoption name Players value {players}"));
+        // A seed per game and seat, so that games with the same seating
+        // differ; an engine's own `option.Seed` comes later and wins.
+        lines.push(format!("setoption name Seed value {seed}"));
         lines.push(format!(
             "setoption name Victory value {}",
             match_config.victory
@@ -217,7 +226,7 @@ fn probe(config: &MultiEngineMatch) -> Result<Vec<String>, String> {
             .logs
             .as_ref()
             .map(|directory| directory.join(format!("probe-engine{}.log", index + 1)));
-        let (mut process, id_name) = start(config, engine, config.engines.len(), None, log)
+        let (mut process, id_name) = start(config, engine, config.engines.len(), None, 0, log)
             .map_err(|failure| {
                 format!(
                     "engine {} failed its handshake: {failure}; no game was played",
@@ -298,7 +307,9 @@ fn play_game(config: &MultiEngineMatch, names: &[String], number: usize) -> Mult
         let log = config.logs.as_ref().map(|directory| {
             directory.join(format!("game-{number:04}-p{seat}-{}.log", names[engine]))
         });
-        let process = match start(config, engine_config, count, alignment, log) {
+        let seed = (config.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (number * 8 + seat) as u64)
+            & (u64::MAX >> 1);
+        let process = match start(config, engine_config, count, alignment, seed, log) {
             Ok((process, _)) => Some(process),
             Err(failure) => {
                 forfeited.push((seat as Seat, format!("failed to start: {failure}")));
