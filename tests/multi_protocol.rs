@@ -101,7 +101,11 @@ fn engine_turns_from_the_start_are_legal_and_repeat_with_a_seed() {
         let again = session(&input);
         let moves = bestmoves(&lines);
         assert_eq!(moves.len(), 1, "{lines:#?}");
-        assert_eq!(moves, bestmoves(&again), "a fixed seed and node limit repeat");
+        assert_eq!(
+            moves,
+            bestmoves(&again),
+            "a fixed seed and node limit repeat"
+        );
         let token = moves[0].to_string();
         board
             .play_turn_text(&rules, &token)

@@ -21,12 +21,10 @@ use crate::notation::multi::{self as notation, MultiBoard};
 use crate::notation::turn::Style;
 use crate::rules::multi::{MultiOutcome, MultiPosition, Seat, Seats, Victory, MAX_PLAYERS};
 use crate::rules::Rules;
-use crate::search::multi::{
-    greedy_turn_avoiding, random_turn, MultiSearch, MultiSearchOptions,
-};
-use std::collections::HashMap;
+use crate::search::multi::{greedy_turn_avoiding, random_turn, MultiSearch, MultiSearchOptions};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
+use std::collections::HashMap;
 
 use super::words::split;
 use super::{Flow, Output};
