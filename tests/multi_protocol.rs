@@ -334,3 +334,39 @@ fn the_same_position_again_in_a_game_gets_a_turn_that_leads_somewhere_new() {
         "{lines:#?}"
     );
 }
+
+#[test]
+fn a_good_versus_evil_match_of_four_engines_plays_without_forfeits() {
+    // Each engine is told its own alignment and sees only the revealed
+    // Evil seats; the referee's names must stay the engines' names after
+    // systems fade (an earlier build forfeited engines for discoveries
+    // named after a faded system).
+    let output = supernova(&[
+        "match",
+        "--engine",
+        "name=a",
+        "--engine",
+        "name=b",
+        "--engine",
+        "name=c",
+        "option.Player=greedy",
+        "--engine",
+        "name=d",
+        "option.Player=greedy",
+        "--nodes",
+        "200",
+        "--games",
+        "4",
+        "--victory",
+        "good-evil",
+        "--max-turns",
+        "120",
+        "--seed",
+        "4",
+    ]);
+    let out = text(&output);
+    assert!(output.status.success(), "{out}");
+    assert!(out.contains("(4 players, victory good-evil"), "{out}");
+    assert!(out.contains("Games 4: "), "{out}");
+    assert!(out.contains("forfeits 0"), "{out}");
+}

@@ -482,24 +482,30 @@ fn ask(
 }
 
 /// The position as an engine may see it: in Good versus Evil only the Evil
-/// seats already out of the game are named.
+/// seats already out of the game are named. The `evil=` field is replaced
+/// in the text rather than the position rebuilt, because rebuilding packs
+/// the systems and the board's names follow the slots.
 fn engine_view(board: &MultiBoard) -> String {
+    let text = write_board(board);
     let position = &board.position;
     let Victory::GoodVersusEvil { evil } = position.victory() else {
-        return write_board(board);
+        return text;
     };
-    let mut parts = position.parts();
-    parts.victory = Victory::GoodVersusEvil {
-        evil: evil.and(position.out()),
-    };
-    match MultiPosition::from_parts(parts) {
-        Ok(hidden) => {
-            let mut view = board.clone();
-            view.position = hidden;
-            write_board(&view)
-        }
-        Err(_) => write_board(board),
-    }
+    let revealed: String = evil
+        .and(position.out())
+        .iter()
+        .map(|seat| seat.to_string())
+        .collect();
+    text.split(' ')
+        .map(|word| {
+            if word.starts_with("evil=") {
+                format!("evil={revealed}")
+            } else {
+                word.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// `seat` forfeits: it resigns on the board (recorded as SDG does), its
