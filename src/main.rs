@@ -101,7 +101,7 @@ enum Command {
     /// loses that game, and the match goes on.
     #[command(name = "match")]
     Match {
-        /// An engine: KEY=VALUE words (give --engine exactly twice: A, then B).
+        /// An engine: KEY=VALUE words (give --engine twice: A, then B; or 3 to 6 times for a multi-player match).
         #[arg(long = "engine", required = true, num_args = 1.., value_name = "KEY=VALUE", action = ArgAction::Append)]
         engines: Vec<String>,
         /// KEY=VALUE words applied to both engines before their own.
@@ -150,6 +150,12 @@ enum Command {
         /// Sequential test: elo0=0 elo1=5 alpha=0.05 beta=0.05; stops when decided.
         #[arg(long, num_args = 4, value_name = "KEY=VALUE")]
         sprt: Option<Vec<String>>,
+        /// Victory condition of a match of 3 to 6 engines: last, sinister or good-evil.
+        #[arg(long)]
+        victory: Option<String>,
+        /// Seed of a match of 3 to 6 engines: the Good-versus-Evil deals and each engine's Seed option.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
     },
     /// Search one position and print the best turn, its value, the principal
     /// variation and the top alternatives.
@@ -226,10 +232,10 @@ enum Command {
         #[command(flatten)]
         evaluation: EvalArguments,
     },
-    /// Play a match of 3 to 6 in-process players: the max-n search (mcts)
-    /// and random (multi-player Homeworlds, issue 10).
+    /// Play a match of 3 to 6 in-process players: the max-n search (mcts),
+    /// greedy and random (multi-player Homeworlds, issue 10).
     MultiMatch {
-        /// A player, in seat order for game 1: mcts or random (3 to 6 of them).
+        /// A player, in seat order for game 1: mcts, mcts-paranoid, greedy or random (3 to 6 of them).
         #[arg(long = "player", required = true, num_args = 1.., action = ArgAction::Append)]
         players: Vec<String>,
         /// Games to play; the seats rotate from game to game.
@@ -255,9 +261,9 @@ enum Command {
         pgnout: Option<PathBuf>,
     },
     /// Play a game of 3 to 6 players in the terminal: `human` seats type
-    /// their turns, `mcts` and `random` seats are played by the program.
+    /// their turns, `mcts`, `greedy` and `random` seats are played by the program.
     MultiPlay {
-        /// A seat in turn order: human, mcts or random (3 to 6 of them).
+        /// A seat in turn order: human, mcts, greedy or random (3 to 6 of them).
         #[arg(long = "seat", required = true, num_args = 1.., action = ArgAction::Append)]
         seats: Vec<String>,
         /// Playouts per turn of the search.
@@ -723,6 +729,8 @@ struct MatchArguments {
     pgnout: Option<PathBuf>,
     log: Option<PathBuf>,
     sprt: Option<Vec<String>>,
+    victory: Option<String>,
+    seed: u64,
 }
 
 /// The words of each `--engine` occurrence, grouped: the derived field
@@ -738,9 +746,17 @@ fn engine_groups() -> Vec<Vec<String>> {
 
 /// Builds the match configuration and runs it on stdout.
 fn start_match(arguments: MatchArguments) -> Result<(), Failure> {
+    if (3..=6).contains(&arguments.engines.len()) {
+        return start_multi_match(arguments);
+    }
+    if arguments.victory.is_some() {
+        return Err(Failure::Error(
+            "--victory: only for a match of 3 to 6 engines".to_string(),
+        ));
+    }
     if arguments.engines.len() != 2 {
         return Err(Failure::Error(format!(
-            "--engine given {} times: expected exactly two engines",
+            "--engine given {} times: expected exactly two engines (or 3 to 6 for a multi-player match)",
             arguments.engines.len()
         )));
     }
@@ -792,6 +808,49 @@ fn start_match(arguments: MatchArguments) -> Result<(), Failure> {
         default_arguments: vec!["engine".to_string()],
     };
     match_runner::run_match(&config, &mut std::io::stdout())?;
+    Ok(())
+}
+
+/// Builds a match of 3 to 6 engines (src/tools/match_runner/multi.rs) and
+/// runs it on stdout; the two-player-only settings are refused.
+fn start_multi_match(arguments: MatchArguments) -> Result<(), Failure> {
+    if arguments.openings.is_some() || arguments.sprt.is_some() {
+        return Err(Failure::Error(
+            "--openings and --sprt are for two-engine matches only".to_string(),
+        ));
+    }
+    let mut engines = vec![EngineConfig::default(); arguments.engines.len()];
+    for (config, words) in engines.iter_mut().zip(&arguments.engines) {
+        config.apply(&arguments.each)?;
+        config.apply(words)?;
+    }
+    let mut limits = arguments.limits;
+    if let Some(tc) = &arguments.tc {
+        limits.clock = Some(match_runner::parse_time_control(tc)?);
+    }
+    let program = std::env::current_exe()
+        .map_err(|error| format!("cannot find this program to run as an engine: {error}"))?;
+    let config = match_runner::MultiEngineMatch {
+        engines,
+        victory: arguments.victory.unwrap_or_else(|| "last".to_string()),
+        limits,
+        games: arguments.games.unwrap_or(arguments.engines.len() * 10),
+        concurrency: arguments.concurrency.max(1),
+        rules: arguments.rules,
+        max_turns: if arguments.max_turns == 0 {
+            u32::MAX
+        } else {
+            arguments.max_turns
+        },
+        margin: std::time::Duration::from_millis(arguments.margin),
+        turn_timeout: std::time::Duration::from_millis(arguments.timeout),
+        transcripts: arguments.pgnout,
+        logs: arguments.log,
+        seed: arguments.seed,
+        default_program: program.display().to_string(),
+        default_arguments: vec!["engine".to_string()],
+    };
+    match_runner::run_multi_match(&config, &mut std::io::stdout())?;
     Ok(())
 }
 
@@ -874,6 +933,8 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
             pgnout,
             log,
             sprt,
+            victory,
+            seed,
         }) => start_match(MatchArguments {
             engines: engine_groups(),
             each,
@@ -894,6 +955,8 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
             pgnout,
             log,
             sprt,
+            victory,
+            seed,
         }),
         Some(Command::Count {
             rules,

@@ -4,10 +4,13 @@
 
 mod common;
 
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
 use supernova::notation::multi;
+use supernova::rules::multi::Victory;
 use supernova::rules::multi::{MultiAction, MultiOutcome, Seats};
 use supernova::rules::{Action, Piece, Rules};
-use supernova::search::multi::{MultiSearch, MultiSearchOptions};
+use supernova::search::multi::{greedy_turn, hidden, turns, MultiSearch, MultiSearchOptions};
 
 #[test]
 fn the_search_takes_a_sinister_win_in_one() {
@@ -201,4 +204,86 @@ fn a_person_plays_against_two_searches_in_the_terminal() {
         "good-evil",
     ]);
     assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn the_safety_check_sees_an_elimination_on_the_next_turn() {
+    // B (1) to move has a G3 in A's (0) home, where A's red star lets it
+    // capture: with one ship at home A is eliminated, with two it is not
+    // (B has no red to sacrifice for a second capture, and no colour at
+    // A's home reaches four pieces).
+    let rules = Rules::STANDARD;
+    let exposed = multi::parse("players=3 A=r1y3:b1:g3:/B=g2b1::y3:/C=g1b2:::y3 1").unwrap();
+    assert!(turns::loses_next_turn(&exposed.position, &rules, 0, 3_000));
+    assert!(!turns::loses_next_turn(&exposed.position, &rules, 2, 3_000));
+    let covered = multi::parse("players=3 A=r1y3:b1b2:g3:/B=g2b1::y3:/C=g1b2:::y3 1").unwrap();
+    assert!(!turns::loses_next_turn(&covered.position, &rules, 0, 3_000));
+}
+
+#[test]
+fn greedy_takes_the_win_in_one_with_the_fewest_actions() {
+    let board =
+        multi::parse("players=3 A=r1y3:r3g3::/B=g2b1:r3:g1:/C=g1b2:::y3 0 victory=sinister")
+            .unwrap();
+    let turn = greedy_turn(&board.position, &Rules::SDG);
+    assert_eq!(
+        turn,
+        vec![MultiAction::Capture {
+            system: 1,
+            ship: Piece::parse("g1").unwrap(),
+            owner: 1,
+        }]
+    );
+}
+
+#[test]
+fn hidden_alignments_are_dealt_consistently_with_what_is_known() {
+    // Six players, three Evil (0, 3, 4); seat 4 is out, so its alignment
+    // is revealed. Seat 0 searches: it knows it is Evil and that 4 is.
+    let board = multi::parse(
+        "players=6 a=r1y3:g3:::::/b=g2b1::g3::::/c=g1b2:::y3:::/d=y1b3::::g3::/x/f=y2b2::::::g3 0 victory=good-evil evil=034 out=4",
+    )
+    .unwrap();
+    let mut random = SmallRng::seed_from_u64(9);
+    let mut seen_three = false;
+    for _ in 0..50 {
+        let dealt = hidden::deal(&board.position, 0, &mut random);
+        let Victory::GoodVersusEvil { evil } = dealt.victory() else {
+            panic!("the victory condition stays Good versus Evil");
+        };
+        assert_eq!(evil.len(), 3, "{evil:?}");
+        assert!(evil.contains(0) && evil.contains(4), "{evil:?}");
+        seen_three |= evil.contains(3);
+        assert_eq!(
+            dealt.hash() == board.position.hash(),
+            evil == Seats(0b11001)
+        );
+    }
+    assert!(seen_three, "the third Evil seat is dealt among the unknown");
+}
+
+#[test]
+fn a_greedy_match_against_the_search_runs_under_each_victory_condition() {
+    for victory in ["last", "sinister", "good-evil"] {
+        let output = common::supernova(&[
+            "multi-match",
+            "--player",
+            "mcts",
+            "--player",
+            "greedy",
+            "--player",
+            "greedy",
+            "--games",
+            "1",
+            "--iterations",
+            "100",
+            "--max-turns",
+            "30",
+            "--victory",
+            victory,
+        ]);
+        let out = common::text(&output);
+        assert!(output.status.success(), "{victory}: {out}");
+        assert!(out.contains("Score after 1 games"), "{victory}: {out}");
+    }
 }

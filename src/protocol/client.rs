@@ -256,11 +256,19 @@ impl EngineProcess {
     /// # Errors
     /// [`EngineFailure::Exited`] when the engine no longer reads its input.
     pub fn send(&mut self, command: &Command) -> Result<(), EngineFailure> {
+        self.send_line(&command.to_string())
+    }
+
+    /// Sends one line as written: for commands [`Command`] does not model,
+    /// such as the multi-player extension's `position` (protocol.md §10).
+    ///
+    /// # Errors
+    /// [`EngineFailure::Exited`] when the engine no longer reads its input.
+    pub fn send_line(&mut self, line: &str) -> Result<(), EngineFailure> {
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(self.exit_failure());
         };
-        let line = command.to_string();
-        log_line(&self.log, '>', &line);
+        log_line(&self.log, '>', line);
         if writeln!(stdin, "{line}")
             .and_then(|()| stdin.flush())
             .is_err()

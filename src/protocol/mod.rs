@@ -17,6 +17,7 @@
 pub mod client;
 pub mod command;
 pub mod lines;
+pub mod multi;
 pub mod reply;
 pub mod text;
 pub mod words;
@@ -235,6 +236,9 @@ pub struct Session {
     /// `position` command that set it.
     board: Board,
     output: Output,
+    /// The multi-player extension (protocol.md §10), idle in two-player
+    /// games.
+    multi: multi::MultiSession,
 }
 
 impl Session {
@@ -244,6 +248,7 @@ impl Session {
             engine: Engine::new(SearchOptions::default()),
             board: Board::default(),
             output,
+            multi: multi::MultiSession::new(),
         }
     }
 
@@ -268,6 +273,11 @@ impl Session {
 
     /// Handles one input line.
     pub fn handle(&mut self, line: &str) -> Flow {
+        let rules = self.engine.rules();
+        let searching = self.engine.is_searching();
+        if let Some(flow) = self.multi.handle(line, &rules, searching, &self.output) {
+            return flow;
+        }
         let command = match command::parse(line) {
             Ok(command) => command,
             Err(error) => {

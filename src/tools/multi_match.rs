@@ -1,5 +1,5 @@
-//! Matches of three to six players in one process: the max-n search and
-//! the random player (issue 10, section 4).
+//! Matches of three to six players in one process: the max-n search, the
+//! greedy player and the random player (issue 10, section 4).
 //!
 //! Each game seats the players in rotation (game `g` gives seat `s` to
 //! player `(s + g) mod n`), plays until the victory condition decides the
@@ -23,7 +23,7 @@ use crate::record::multi::{record_turn, victory_variants};
 use crate::record::GameRecord;
 use crate::rules::multi::{MultiOutcome, MultiPosition, Seat, Seats, Victory};
 use crate::rules::Rules;
-use crate::search::multi::{random_turn, MultiSearch, MultiSearchOptions};
+use crate::search::multi::{greedy_turn, random_turn, MultiSearch, MultiSearchOptions};
 
 /// Who plays a seat.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -32,6 +32,8 @@ pub enum MultiPlayerKind {
     Search(MultiSearchOptions),
     /// Random legal turns.
     Random,
+    /// One ply of lookahead by the hand evaluation ([`greedy_turn`]).
+    Greedy,
 }
 
 /// Which victory condition the games use; Good versus Evil deals fresh
@@ -62,7 +64,8 @@ impl std::str::FromStr for VictoryKind {
     }
 }
 
-/// The players of a match from their kinds (`mcts`, `random`), each named
+/// The players of a match from their kinds (`mcts`, `mcts-paranoid`,
+/// `greedy`, `random`), each named
 /// by its kind; the searches use `iterations` playouts and `seed`.
 ///
 /// # Errors
@@ -86,8 +89,20 @@ pub fn parse_players(
                     ..MultiSearchOptions::default()
                 }),
             )),
+            "mcts-paranoid" => Ok((
+                kind.clone(),
+                MultiPlayerKind::Search(MultiSearchOptions {
+                    iterations,
+                    seed,
+                    paranoid: true,
+                    ..MultiSearchOptions::default()
+                }),
+            )),
             "random" => Ok((kind.clone(), MultiPlayerKind::Random)),
-            other => Err(format!("unknown player {other:?}: expected mcts or random")),
+            "greedy" => Ok((kind.clone(), MultiPlayerKind::Greedy)),
+            other => Err(format!(
+                "unknown player {other:?}: expected mcts, mcts-paranoid, greedy or random"
+            )),
         })
         .collect()
 }
@@ -174,6 +189,7 @@ pub fn run(config: &MultiMatchConfig, out: &mut dyn Write) -> io::Result<MultiMa
                     let mut copy = board.position.clone();
                     random_turn(&mut copy, &config.rules, &mut random)
                 }
+                MultiPlayerKind::Greedy => greedy_turn(&board.position, &config.rules),
             };
             let played = match board.play_actions(&config.rules, &actions) {
                 Ok(played) => played,

@@ -1,5 +1,5 @@
 //! A multi-player game in the terminal: people at some seats, the max-n
-//! search or the random player at the others (issue 10, section 5).
+//! search, the greedy or the random player at the others (issue 10, section 5).
 //!
 //! People type turns in any form the two-player `play` reads (SDG,
 //! homeworlds-cli or token phrasing); a capture names its owner's seat
@@ -15,7 +15,7 @@ use crate::notation::multi::{format_turn, seat_mark, write_board, MultiBoard};
 use crate::notation::turn::Style;
 use crate::rules::multi::{MultiOutcome, MultiPosition, Seat, Victory};
 use crate::rules::Rules;
-use crate::search::multi::{random_turn, MultiSearch};
+use crate::search::multi::{greedy_turn, random_turn, MultiSearch};
 
 use super::multi_match::MultiPlayerKind;
 
@@ -32,7 +32,7 @@ pub struct MultiPlaySettings {
     pub seed: u64,
 }
 
-/// The seats from their kinds: `human`, `mcts` or `random`, each named by
+/// The seats from their kinds: `human`, `mcts`, `greedy` or `random`, each named by
 /// its kind and seat mark (`human_N`, `mcts_E`), which name their homes.
 ///
 /// # Errors
@@ -117,6 +117,7 @@ pub fn run(
                         let mut copy = board.position.clone();
                         random_turn(&mut copy, &settings.rules, &mut random)
                     }
+                    MultiPlayerKind::Greedy => greedy_turn(&board.position, &settings.rules),
                 };
                 let before = board.clone();
                 let played = board

@@ -25,16 +25,20 @@
 //! `Referee:` comment states the result and its reason, forfeits included.
 //!
 //! The files: `config.rs` (engines, openings and settings), `game.rs` (one
-//! game: engines, turns, referee, record) and this one (the schedule, the
-//! reports and the summary).
+//! game: engines, turns, referee, record), `multi.rs` (matches of three to
+//! six engines, issue 10) and this one (the schedule, the reports and the
+//! summary).
 
 mod config;
 mod game;
+mod multi;
 
 pub use config::{
     parse_openings, parse_time_control, EngineConfig, MatchConfig, Opening, TurnLimits,
     DEFAULT_OPENINGS,
 };
+
+pub use multi::{run_multi_match, MultiEngineMatch, MultiEngineResult, MultiGameReport};
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

@@ -1,0 +1,605 @@
+//! The multi-player search (issue 10, section 4): a max-n Monte Carlo tree
+//! search with exact checks at the root, a greedy player, and a random
+//! player to measure it against.
+//!
+//! Max-n: every node keeps one value per seat, the share of the game that
+//! seat is expected to get, and each player picks the child that is best for
+//! themselves (UCT on their own share). Edges are single actions plus "end
+//! the turn", as in the two-player search, so a node's mover is the side to
+//! move of its position. A leaf is scored by the hand evaluation of
+//! [`evaluate`] (a decided game gives its winners equal shares); random
+//! playouts before the evaluation are an option (`playout_turns`), which
+//! measured weaker: random Homeworlds turns mostly wreck a position.
+//!
+//! Around the tree, exact checks over whole turns ([`turns`]): a turn that
+//! wins at once is played without searching, and the tree's choice is
+//! replaced when it leaves the mover's home empty or lets the next player
+//! win or eliminate the mover, as long as a turn without that flaw exists.
+//!
+//! Good versus Evil hides the alignments: the search sees only its own and
+//! those revealed by eliminations ([`hidden`]), and searches several
+//! determinizations (alignments dealt consistently with what is known),
+//! choosing the turn most of them choose.
+//!
+//! One thread, a `Vec` of nodes, positions cloned into the nodes: the
+//! two-player search's speed comes from its packed position, which does not
+//! extend to more players (see [`crate::rules::multi`]). With a fixed seed
+//! the search is deterministic. It never prints.
+
+pub mod evaluate;
+pub mod hidden;
+pub mod turns;
+
+use std::time::Instant;
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+use crate::rules::multi::{MultiAction, MultiOutcome, MultiPosition, Seat, Victory};
+use crate::rules::{Action, Colour, Rules, TurnState};
+
+/// One choice in a turn: an action, or ending the turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MultiEdge {
+    /// Play this action and stay in the turn.
+    Act(MultiAction),
+    /// End the turn here.
+    End,
+}
+
+/// How long and how wide the search looks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MultiSearchOptions {
+    /// Playouts per search.
+    pub iterations: u32,
+    /// Seed of the playouts' random choices: equal seeds give equal turns.
+    pub seed: u64,
+    /// The UCT exploration constant.
+    pub exploration: f64,
+    /// Rounds of random turns a playout plays before the evaluation scores
+    /// the position (0: the evaluation scores the leaf itself).
+    pub playout_turns: u32,
+    /// Whether the exact checks run at the root (an immediate win, and no
+    /// turn that loses on the next player's turn when a safe one exists).
+    pub safety: bool,
+    /// How many alignments the search deals when they are hidden (Good
+    /// versus Evil); the playouts are split between them.
+    pub determinizations: u32,
+    /// When to stop the playouts, whatever `iterations` says (the
+    /// protocol's clocks and `movetime`); `None` for a pure node limit,
+    /// which keeps the search deterministic.
+    pub deadline: Option<Instant>,
+    /// Paranoid search: every other player is assumed to play against the
+    /// searching player (minimising its share) instead of for themselves
+    /// (max-n). Measured weaker than max-n for both explicit victory
+    /// conditions (README), so off by default.
+    pub paranoid: bool,
+}
+
+impl Default for MultiSearchOptions {
+    fn default() -> MultiSearchOptions {
+        MultiSearchOptions {
+            iterations: 2_000,
+            seed: 1,
+            exploration: 0.7,
+            playout_turns: 0,
+            safety: true,
+            determinizations: 4,
+            deadline: None,
+            paranoid: false,
+        }
+    }
+}
+
+struct Node {
+    position: MultiPosition,
+    edges: Vec<(MultiEdge, Option<usize>)>,
+    visits: u32,
+    totals: evaluate::Shares,
+}
+
+impl Node {
+    fn new(position: MultiPosition, rules: &Rules) -> Node {
+        let edges = edges(&position, rules)
+            .into_iter()
+            .map(|edge| (edge, None))
+            .collect();
+        Node {
+            position,
+            edges,
+            visits: 0,
+            totals: [0.0; crate::rules::multi::MAX_PLAYERS],
+        }
+    }
+}
+
+/// The choices at a position: its legal actions, and ending the turn where
+/// the turn may end (not at its start, where ending is the `Pass` action,
+/// and not where the rules refuse the end).
+fn edges(position: &MultiPosition, rules: &Rules) -> Vec<MultiEdge> {
+    if position.outcome() != MultiOutcome::Ongoing {
+        return Vec::new();
+    }
+    let mut actions = Vec::new();
+    position.legal_actions(rules, &mut actions);
+    let sensible: Vec<MultiAction> = actions
+        .iter()
+        .copied()
+        .filter(|&action| sensible_setup(action))
+        .collect();
+    if !sensible.is_empty() {
+        actions = sensible;
+    }
+    let mut edges: Vec<MultiEdge> = actions.into_iter().map(MultiEdge::Act).collect();
+    if position.turn_state() != TurnState::Start && position.clone().end_turn(rules).is_ok() {
+        edges.push(MultiEdge::End);
+    }
+    edges
+}
+
+/// Whether a homeworld creation is one worth searching: a Large ship, two
+/// stars of different sizes and colours, and yellow or blue among the three
+/// (a home without them can never move or trade). Other actions are kept;
+/// the hundreds of creations would otherwise swamp the first turn.
+pub(crate) fn sensible_setup(action: MultiAction) -> bool {
+    let MultiAction::Plain(Action::Homeworld {
+        star,
+        second_star: Some(second),
+        ship,
+    }) = action
+    else {
+        return !matches!(action, MultiAction::Plain(Action::Homeworld { .. }));
+    };
+    let mobile = [star, second, ship]
+        .iter()
+        .any(|piece| matches!(piece.colour(), Colour::Yellow | Colour::Blue));
+    ship.size() == 3 && star.size() != second.size() && star.colour() != second.colour() && mobile
+}
+
+/// Plays an edge on a copy of `position`.
+fn play(position: &MultiPosition, rules: &Rules, edge: MultiEdge) -> MultiPosition {
+    let mut next = position.clone();
+    match edge {
+        MultiEdge::Act(action) => next.apply_unchecked(rules, action),
+        MultiEdge::End => {
+            // The edge list only offers ends the rules accept.
+            let _ = next.end_turn(rules);
+        }
+    }
+    next
+}
+
+/// Plays a random turn: random legal actions, ending the turn now and then
+/// (a pass where the rules refuse the end). Returns the actions played.
+pub fn random_turn(
+    position: &mut MultiPosition,
+    rules: &Rules,
+    random: &mut SmallRng,
+) -> Vec<MultiAction> {
+    let start = position.clone();
+    let mut played = Vec::new();
+    let mut actions = Vec::new();
+    loop {
+        position.legal_actions(rules, &mut actions);
+        let mover = position.side_to_move();
+        let can_end =
+            position.turn_state() != TurnState::Start || position.created().contains(mover);
+        if actions.is_empty() || can_end && random.random_bool(0.4) {
+            break;
+        }
+        let action = actions[random.random_range(0..actions.len())];
+        position.apply_unchecked(rules, action);
+        played.push(action);
+    }
+    if position.end_turn(rules).is_err() {
+        // The rules refuse this end (a forbidden self-elimination): pass.
+        *position = start;
+        let pass = MultiAction::Plain(Action::Pass);
+        position.apply_unchecked(rules, pass);
+        played = vec![pass];
+        let _ = position.end_turn(rules);
+    }
+    played
+}
+
+/// Positions looked at inside the mover's own turn by the root checks.
+const ROOT_TURN_LIMIT: usize = 6_000;
+/// Positions looked at inside the next player's turn by a safety check.
+const REPLY_TURN_LIMIT: usize = 3_000;
+/// Alternative turns checked for safety when the tree's choice is unsafe.
+const SAFETY_CANDIDATES: usize = 24;
+
+/// `chosen` if it is safe (the mover keeps a home ship and cannot lose on
+/// the next player's turn), else the best-evaluated safe turn among the
+/// first [`SAFETY_CANDIDATES`], else the best-evaluated turn that at least
+/// keeps the mover in the game, else `chosen`.
+fn safe_choice(
+    position: &MultiPosition,
+    rules: &Rules,
+    chosen: Vec<MultiAction>,
+    root_turns: &mut [turns::WholeTurn],
+) -> Vec<MultiAction> {
+    let mover = position.side_to_move();
+    let safe = |result: &MultiPosition| {
+        !turns::has_lost(result, mover)
+            && !turns::loses_next_turn(result, rules, mover, REPLY_TURN_LIMIT)
+    };
+    if let Some(result) = result_of(position, rules, &chosen) {
+        if safe(&result) {
+            return chosen;
+        }
+    }
+    let value = |turn: &turns::WholeTurn| evaluate::evaluated_shares(&turn.result)[mover as usize];
+    root_turns.sort_by(|first, second| value(second).total_cmp(&value(first)));
+    let surviving: Vec<&turns::WholeTurn> = root_turns
+        .iter()
+        .filter(|turn| !turns::has_lost(&turn.result, mover))
+        .collect();
+    if let Some(turn) = surviving
+        .iter()
+        .take(SAFETY_CANDIDATES)
+        .find(|turn| safe(&turn.result))
+    {
+        return turn.actions.clone();
+    }
+    let keeps_home =
+        result_of(position, rules, &chosen).is_some_and(|result| !turns::has_lost(&result, mover));
+    match surviving.first() {
+        Some(turn) if !keeps_home => turn.actions.clone(),
+        _ => chosen,
+    }
+}
+
+/// `chosen`, unless its result is one of `avoid` (positions this player's
+/// turns already led to from here: a cycle); then the best-evaluated safe
+/// turn among the first [`SAFETY_CANDIDATES`] that leads somewhere new, if
+/// there is one. A deterministic player in a cycle would otherwise repeat
+/// it until the turn limit.
+fn fresh_choice(
+    position: &MultiPosition,
+    rules: &Rules,
+    chosen: Vec<MultiAction>,
+    root_turns: &mut [turns::WholeTurn],
+    avoid: &[u64],
+) -> Vec<MultiAction> {
+    let repeats = |result: &MultiPosition| avoid.contains(&result.hash());
+    let Some(result) = result_of(position, rules, &chosen) else {
+        return chosen;
+    };
+    if !repeats(&result) {
+        return chosen;
+    }
+    let mover = position.side_to_move();
+    let value = |turn: &turns::WholeTurn| evaluate::evaluated_shares(&turn.result)[mover as usize];
+    root_turns.sort_by(|first, second| value(second).total_cmp(&value(first)));
+    root_turns
+        .iter()
+        .filter(|turn| !turns::has_lost(&turn.result, mover) && !repeats(&turn.result))
+        .take(SAFETY_CANDIDATES)
+        .find(|turn| !turns::loses_next_turn(&turn.result, rules, mover, REPLY_TURN_LIMIT))
+        .map_or(chosen, |turn| turn.actions.clone())
+}
+
+/// The winning turn with the fewest actions (the first such), if any.
+fn shortest_win(candidates: &[turns::WholeTurn], mover: Seat) -> Option<&turns::WholeTurn> {
+    candidates
+        .iter()
+        .filter(|turn| turns::has_won(&turn.result, mover))
+        .min_by_key(|turn| turn.actions.len())
+}
+
+/// The position after `actions` and the end of the turn, if legal.
+fn result_of(
+    position: &MultiPosition,
+    rules: &Rules,
+    actions: &[MultiAction],
+) -> Option<MultiPosition> {
+    let mut result = position.clone();
+    for &action in actions {
+        result.try_apply(rules, action).ok()?;
+    }
+    result.end_turn(rules).ok()?;
+    Some(result)
+}
+
+/// One ply of lookahead by the hand evaluation, like the two-player
+/// greedy player: a win at once if there is one, else the best-evaluated
+/// turn after which the next player cannot make the mover lose (among the
+/// first few by evaluation), else the best-evaluated turn that keeps the
+/// mover in the game. The baseline the issue measures the search against.
+pub fn greedy_turn(position: &MultiPosition, rules: &Rules) -> Vec<MultiAction> {
+    greedy_turn_avoiding(position, rules, &[])
+}
+
+/// [`greedy_turn`], leaving a cycle: a turn whose result is in `avoid` is
+/// replaced as [`MultiSearch::best_turn_avoiding`] says.
+pub fn greedy_turn_avoiding(
+    position: &MultiPosition,
+    rules: &Rules,
+    avoid: &[u64],
+) -> Vec<MultiAction> {
+    let mover = position.side_to_move();
+    let mut candidates = turns::whole_turns(position, rules, ROOT_TURN_LIMIT);
+    if let Some(win) = shortest_win(&candidates, mover) {
+        return win.actions.clone();
+    }
+    let score = |turn: &turns::WholeTurn| {
+        let alive = if turns::has_lost(&turn.result, mover) {
+            0.0
+        } else {
+            1.0
+        };
+        alive + evaluate::evaluated_shares(&turn.result)[mover as usize]
+    };
+    let mut best: Option<(&turns::WholeTurn, f64)> = None;
+    for turn in &candidates {
+        let value = score(turn);
+        if best.is_none_or(|(_, best_value)| value > best_value) {
+            best = Some((turn, value));
+        }
+    }
+    let chosen = best
+        .map(|(turn, _)| turn.actions.clone())
+        .unwrap_or_default();
+    let safe = safe_choice(position, rules, chosen, &mut candidates);
+    fresh_choice(position, rules, safe, &mut candidates, avoid)
+}
+
+/// The search: build it per turn with [`MultiSearch::new`] and call
+/// [`MultiSearch::best_turn`].
+pub struct MultiSearch {
+    options: MultiSearchOptions,
+    random: SmallRng,
+    report: MultiReport,
+}
+
+/// What the last [`MultiSearch::best_turn`] found, for the protocol's
+/// `info` line.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct MultiReport {
+    /// Playouts run over all trees.
+    pub nodes: u64,
+    /// The root's expected share per seat (of the last tree searched);
+    /// all zero when the turn was decided without searching.
+    pub shares: evaluate::Shares,
+    /// Why the turn was chosen: `search`, `win` (a win in one), `only`
+    /// (the only turn), `safety` (the tree's choice was unsafe).
+    pub decision: &'static str,
+}
+
+impl MultiSearch {
+    /// A search with these options.
+    pub fn new(options: MultiSearchOptions) -> MultiSearch {
+        MultiSearch {
+            options,
+            random: SmallRng::seed_from_u64(options.seed),
+            report: MultiReport::default(),
+        }
+    }
+
+    /// What the last search found.
+    pub fn report(&self) -> MultiReport {
+        self.report
+    }
+
+    /// The turn the side to move should play: the actions, in order (the
+    /// caller ends the turn). Empty only when the game is over. With
+    /// `safety`, a win in one is taken at once and the tree's choice is
+    /// checked as the module docs say; with hidden alignments the search
+    /// runs over determinizations.
+    pub fn best_turn(&mut self, position: &MultiPosition, rules: &Rules) -> Vec<MultiAction> {
+        self.best_turn_avoiding(position, rules, &[])
+    }
+
+    /// [`MultiSearch::best_turn`], leaving a cycle: when the chosen turn
+    /// leads to a position in `avoid` (hashes of the positions this
+    /// player's turns already led to from this one), the best-evaluated
+    /// safe turn that leads somewhere new replaces it, if there is one.
+    /// The protocol passes what the engine played before from the same
+    /// position in the same game.
+    pub fn best_turn_avoiding(
+        &mut self,
+        position: &MultiPosition,
+        rules: &Rules,
+        avoid: &[u64],
+    ) -> Vec<MultiAction> {
+        if position.outcome() != MultiOutcome::Ongoing {
+            return Vec::new();
+        }
+        let mover = position.side_to_move();
+        self.report = MultiReport {
+            decision: "search",
+            ..MultiReport::default()
+        };
+        let mut root_turns = if self.options.safety {
+            let turns = turns::whole_turns(position, rules, ROOT_TURN_LIMIT);
+            if let Some(win) = shortest_win(&turns, mover) {
+                self.report.decision = "win";
+                return win.actions.clone();
+            }
+            if turns.len() == 1 {
+                self.report.decision = "only";
+                return turns[0].actions.clone();
+            }
+            turns
+        } else {
+            Vec::new()
+        };
+        let chosen = match position.victory() {
+            Victory::GoodVersusEvil { .. } => self.determinized_turn(position, rules),
+            _ => self.tree_turn(position, rules, self.options.iterations),
+        };
+        if !self.options.safety {
+            return chosen;
+        }
+        let safe = safe_choice(position, rules, chosen.clone(), &mut root_turns);
+        if safe != chosen {
+            self.report.decision = "safety";
+        }
+        let fresh = fresh_choice(position, rules, safe.clone(), &mut root_turns, avoid);
+        if fresh != safe {
+            self.report.decision = "cycle";
+        }
+        fresh
+    }
+
+    /// The most common choice of trees searched over alignments dealt
+    /// consistently with what the mover knows ([`hidden::deal`]); ties go to
+    /// the first dealt.
+    fn determinized_turn(&mut self, position: &MultiPosition, rules: &Rules) -> Vec<MultiAction> {
+        let deals = self.options.determinizations.max(1);
+        let share = (self.options.iterations / deals).max(1);
+        let overall = self.options.deadline;
+        let started = Instant::now();
+        let mut votes: Vec<(Vec<MultiAction>, u32)> = Vec::new();
+        for deal in 0..deals {
+            if let Some(end) = overall {
+                let slice = end.saturating_duration_since(started) / deals;
+                self.options.deadline = Some(started + slice * (deal + 1));
+            }
+            let dealt = hidden::deal(position, position.side_to_move(), &mut self.random);
+            let turn = self.tree_turn(&dealt, rules, share);
+            match votes.iter_mut().find(|(other, _)| *other == turn) {
+                Some((_, count)) => *count += 1,
+                None => votes.push((turn, 1)),
+            }
+        }
+        self.options.deadline = overall;
+        let best = votes.iter().map(|(_, count)| *count).max().unwrap_or(0);
+        votes
+            .into_iter()
+            .find(|(_, count)| *count == best)
+            .map(|(turn, _)| turn)
+            .unwrap_or_default()
+    }
+
+    /// The tree's choice after `iterations` playouts.
+    fn tree_turn(
+        &mut self,
+        position: &MultiPosition,
+        rules: &Rules,
+        iterations: u32,
+    ) -> Vec<MultiAction> {
+        let mut nodes = vec![Node::new(position.clone(), rules)];
+        for iteration in 0..iterations.max(1) {
+            if iteration % 16 == 15
+                && self
+                    .options
+                    .deadline
+                    .is_some_and(|end| Instant::now() >= end)
+            {
+                break;
+            }
+            self.iterate(&mut nodes, rules);
+        }
+        let root = &nodes[0];
+        self.report.nodes += u64::from(root.visits);
+        for (share, total) in self.report.shares.iter_mut().zip(root.totals) {
+            *share = total / f64::from(root.visits.max(1));
+        }
+        let mover = position.side_to_move();
+        let mut turn = Vec::new();
+        let mut index = 0;
+        loop {
+            let node = &nodes[index];
+            let best = node
+                .edges
+                .iter()
+                .filter_map(|&(edge, child)| child.map(|child| (edge, child)))
+                .max_by_key(|&(_, child)| nodes[child].visits);
+            match best {
+                Some((MultiEdge::Act(action), child))
+                    if nodes[child].position.side_to_move() == mover =>
+                {
+                    turn.push(action);
+                    index = child;
+                }
+                Some((MultiEdge::End, _)) => break,
+                _ => {
+                    // Unexplored here: end if the turn may end, else take
+                    // the first legal choice that keeps the turn going.
+                    let position = &nodes[index].position;
+                    if position.turn_state() == TurnState::Start {
+                        if let Some(MultiEdge::Act(action)) =
+                            edges(position, rules).into_iter().next()
+                        {
+                            turn.push(action);
+                        }
+                    }
+                    break;
+                }
+            }
+        }
+        turn
+    }
+
+    /// One playout: select by each mover's UCT, expand one node, play
+    /// random turns, score, and add the shares along the path.
+    fn iterate(&mut self, nodes: &mut Vec<Node>, rules: &Rules) {
+        let mut path = vec![0];
+        let mut index = 0;
+        loop {
+            let node = &nodes[index];
+            if node.edges.is_empty() {
+                break;
+            }
+            let mover = node.position.side_to_move() as usize;
+            let root = nodes[0].position.side_to_move() as usize;
+            let paranoid = self.options.paranoid && mover != root;
+            let unexplored: Vec<usize> = (0..node.edges.len())
+                .filter(|&edge| node.edges[edge].1.is_none())
+                .collect();
+            if !unexplored.is_empty() {
+                let edge = unexplored[self.random.random_range(0..unexplored.len())];
+                let child = Node::new(play(&node.position, rules, node.edges[edge].0), rules);
+                nodes.push(child);
+                let child_index = nodes.len() - 1;
+                nodes[index].edges[edge].1 = Some(child_index);
+                path.push(child_index);
+                index = child_index;
+                break;
+            }
+            let parent_visits = (node.visits.max(1) as f64).ln();
+            let exploration = self.options.exploration;
+            let (_, best) = node
+                .edges
+                .iter()
+                .filter_map(|&(_, child)| child)
+                .map(|child| {
+                    let child_node = &nodes[child];
+                    let visits = child_node.visits.max(1) as f64;
+                    let own = if paranoid {
+                        visits - child_node.totals[root]
+                    } else {
+                        child_node.totals[mover]
+                    };
+                    let value = own / visits + exploration * (parent_visits / visits).sqrt();
+                    (value, child)
+                })
+                .fold((f64::MIN, 0), |best, candidate| {
+                    if candidate.0 > best.0 {
+                        candidate
+                    } else {
+                        best
+                    }
+                });
+            path.push(best);
+            index = best;
+        }
+        let mut position = nodes[index].position.clone();
+        for _ in 0..self.options.playout_turns * position.players() as u32 {
+            if position.outcome() != MultiOutcome::Ongoing {
+                break;
+            }
+            random_turn(&mut position, rules, &mut self.random);
+        }
+        let result = evaluate::evaluated_shares(&position);
+        for &visited in &path {
+            let node = &mut nodes[visited];
+            node.visits += 1;
+            for (total, share) in node.totals.iter_mut().zip(result) {
+                *total += share;
+            }
+        }
+    }
+}
