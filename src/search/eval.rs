@@ -62,6 +62,11 @@ pub(crate) struct Terms {
     pub capture_threat: f32,
     /// 1 when the opponent could eliminate the side to move after a pass.
     pub threat: f32,
+    /// Material at the opponent's home the side to move could destroy by
+    /// an overpopulation there (see [`home_exposure`]).
+    pub exposure_opponent: f32,
+    /// The same at the mover's own home, for the opponent.
+    pub exposure_mover: f32,
 }
 
 impl Terms {
@@ -69,6 +74,10 @@ impl Terms {
     pub fn new(facts: &Facts, position: &Position, tunables: &Tunables, threat: bool) -> Terms {
         let mover = position.side_to_move();
         let opponent = mover.opponent();
+        // The exposure terms are skipped at weight zero (their default
+        // until a match accepts them), so they cost nothing there.
+        let exposure =
+            tunables[Tunable::ExposureNow] != 0.0 || tunables[Tunable::ExposureLater] != 0.0;
         Terms {
             mover: player_terms(facts, mover),
             opponent: player_terms(facts, opponent),
@@ -76,6 +85,16 @@ impl Terms {
             free_catastrophe: free_catastrophes(facts, mover, tunables),
             capture_threat: best_capture(facts, opponent) as f32,
             threat: if threat { 1.0 } else { 0.0 },
+            exposure_opponent: if exposure {
+                home_exposure(facts, opponent, tunables)
+            } else {
+                0.0
+            },
+            exposure_mover: if exposure {
+                home_exposure(facts, mover, tunables)
+            } else {
+                0.0
+            },
         }
     }
 
@@ -90,6 +109,8 @@ impl Terms {
         total -= tunables[Tunable::CaptureThreat] * self.capture_threat;
         total += tunables[Tunable::Tempo];
         total -= tunables[Tunable::ThreatInOne] * self.threat;
+        total += tunables[Tunable::ExposureNow] * self.exposure_opponent;
+        total -= tunables[Tunable::ExposureLater] * self.exposure_mover;
         total
     }
 }
@@ -293,6 +314,71 @@ fn attack_terms(facts: &Facts, player: Player, enemy: Player, terms: &mut [f32; 
     terms[20] = near_sizes as f32;
 }
 
+/// Material `player` stands to lose at home to an overpopulation the enemy
+/// can bring about, short of one that eliminates (those are terms 15 and
+/// 16): for each colour one or two pieces short of four at the home, the
+/// player's ships of that colour there and a star of it (a lost star halves
+/// the home) minus the enemy's ships it would take along, weighted by how
+/// surely enemy ships of that colour can arrive (next door, or anywhere
+/// with a yellow ship to carry them). Real games were lost to exactly this:
+/// a large ship and a star burnt by a red catastrophe at home.
+fn home_exposure(facts: &Facts, player: Player, tunables: &Tunables) -> f32 {
+    let me = player.index();
+    let enemy = 1 - me;
+    let home_slot = me as Slot;
+    let home = facts.systems[me];
+    let own = home.ships[me];
+    if !home.exists() || own.is_empty() {
+        return 0.0;
+    }
+    let weights = [
+        tunables[Tunable::MaterialSmall],
+        tunables[Tunable::MaterialMedium],
+        tunables[Tunable::MaterialLarge],
+    ];
+    let value = |ships: crate::rules::PieceSet| -> f32 {
+        let counts = size_counts(ships);
+        counts[0] as f32 * weights[0]
+            + counts[1] as f32 * weights[1]
+            + counts[2] as f32 * weights[2]
+    };
+    let enemy_fleet = facts.fleet[enemy];
+    let mobile = largest_of_colour(enemy_fleet, Colour::Yellow) > 0;
+    let mut exposure = 0.0;
+    for colour in Colour::ALL {
+        let kills_fleet = own.without_colour(colour).is_empty();
+        let kills_stars = home.stars.without_colour(colour).is_empty();
+        let count = home.colour_count(colour);
+        if kills_fleet || kills_stars || count >= 4 || count < 2 {
+            continue;
+        }
+        let need = 4 - count;
+        let mut loss = value(own.of_colour(colour)) - value(home.ships[enemy].of_colour(colour));
+        if home.stars.has_colour(colour) {
+            loss += tunables[Tunable::HalfHome];
+        }
+        if loss <= 0.0 {
+            continue;
+        }
+        let mut near = 0;
+        for &slot in facts.slots() {
+            if facts.connected(slot, home_slot) {
+                near += facts.systems[slot as usize].ships[enemy].colour_count(colour);
+            }
+        }
+        let elsewhere = enemy_fleet.colour_count(colour) - home.ships[enemy].colour_count(colour);
+        let danger = if near >= need {
+            1.0
+        } else if mobile && elsewhere >= need {
+            0.5
+        } else {
+            0.0
+        };
+        exposure += loss * danger;
+    }
+    exposure
+}
+
 /// Material `mover` gains (theirs minus ours) by firing the overpopulations
 /// that are already on the board, counting only those that gain anything.
 fn free_catastrophes(facts: &Facts, mover: Player, tunables: &Tunables) -> f32 {
@@ -386,6 +472,54 @@ mod tests {
         assert!(score(&ahead, &tunables, false) > score(&behind, &tunables, false));
         let value = value(&ahead, &tunables, false);
         assert!(value > -1.0 && value < 1.0);
+    }
+
+    #[test]
+    fn a_home_one_piece_from_a_partial_catastrophe_is_exposed() {
+        let tunables = Tunables::default();
+        // Player 0's home r1b2 holds r3, r2 and g3: three reds, and a red
+        // catastrophe would burn both red ships and the r1 star, leaving
+        // the b2 star and the g3 (not an elimination). Player 1 has an r1
+        // next door (at y3, which connects to the size-1 and 2 home).
+        let exposed = position(
+            &[
+                ("r1b2", "r3r2g3", ""),
+                ("y1b3", "", "g3y2"),
+                ("y3", "", "r1"),
+            ],
+            1,
+        );
+        let facts = Facts::new(&exposed);
+        let loss = 5.5 + 2.5 + tunables[Tunable::HalfHome];
+        assert!((home_exposure(&facts, Player::First, &tunables) - loss).abs() < 1e-4);
+        assert_eq!(home_exposure(&facts, Player::Second, &tunables), 0.0);
+        // The red ship far away, but a yellow to carry it: half as sure.
+        let far = position(
+            &[
+                ("r1b2", "r3r2g3", ""),
+                ("y1b3", "", "g3y2"),
+                ("b1", "", "r1"),
+            ],
+            1,
+        );
+        let facts = Facts::new(&far);
+        assert!((home_exposure(&facts, Player::First, &tunables) - loss / 2.0).abs() < 1e-4);
+        // No red ship at all: nothing to fear.
+        let safe = position(&[("r1b2", "r3r2g3", ""), ("y1b3", "", "g3y2")], 1);
+        assert_eq!(
+            home_exposure(&Facts::new(&safe), Player::First, &tunables),
+            0.0
+        );
+        // A red catastrophe that would eliminate (every home ship red) is
+        // the elimination terms' business, not this one's.
+        let doomed = position(
+            &[("r1b2", "r3r2", ""), ("y1b3", "", "g3y2"), ("y3", "", "r1")],
+            1,
+        );
+        assert_eq!(
+            home_exposure(&Facts::new(&doomed), Player::First, &tunables),
+            0.0
+        );
     }
 
     #[test]

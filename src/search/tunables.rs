@@ -72,6 +72,8 @@ tunables! {
     CaptureThreat = ("capture_threat", 0.4, 0.0, 10.0, "opponent could capture next turn, per size of the best target"),
     ThreatInOne = ("threat_in_one", 4.0, 0.0, 30.0, "the side not to move could eliminate after a pass"),
     FreeCatastrophe = ("free_catastrophe", 0.8, 0.0, 5.0, "side to move can fire a catastrophe now, per unit of net material destroyed"),
+    ExposureNow = ("exposure_now", 0.0, 0.0, 5.0, "per unit of material the side to move could destroy by overpopulating the enemy home (short of eliminating it) with ships in reach"),
+    ExposureLater = ("exposure_later", 0.0, 0.0, 5.0, "per unit of material the side not to move could destroy likewise at the mover's home"),
     Pressure = ("pressure", 0.15, 0.0, 5.0, "per size of own ships one jump from the enemy home"),
     Tempo = ("tempo", 0.3, -5.0, 5.0, "bonus for having the move"),
     EvalScale = ("eval_scale", 25.0, 1.0, 100.0, "K in value = tanh(score / K); large enough that a big lead still shows progress"),
