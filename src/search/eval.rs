@@ -349,7 +349,7 @@ fn home_exposure(facts: &Facts, player: Player, tunables: &Tunables) -> f32 {
         let kills_fleet = own.without_colour(colour).is_empty();
         let kills_stars = home.stars.without_colour(colour).is_empty();
         let count = home.colour_count(colour);
-        if kills_fleet || kills_stars || count >= 4 || count < 2 {
+        if kills_fleet || kills_stars || !(2..4).contains(&count) {
             continue;
         }
         let need = 4 - count;
