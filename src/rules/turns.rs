@@ -16,7 +16,7 @@
 //! and the generator lists the second one first in the parent state, the
 //! result was already reached, earlier, through the parent's child by that
 //! second step, so it is skipped without being looked at (see
-//! [`Walk::skip`]). Only known results are skipped, so the turns come out
+//! `Walk::skip`). Only known results are skipped, so the turns come out
 //! in the same order with the same actions as without the rule.
 
 use std::time::Instant;
