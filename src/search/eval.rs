@@ -331,17 +331,7 @@ fn home_exposure(facts: &Facts, player: Player, tunables: &Tunables) -> f32 {
     if !home.exists() || own.is_empty() {
         return 0.0;
     }
-    let weights = [
-        tunables[Tunable::MaterialSmall],
-        tunables[Tunable::MaterialMedium],
-        tunables[Tunable::MaterialLarge],
-    ];
-    let value = |ships: crate::rules::PieceSet| -> f32 {
-        let counts = size_counts(ships);
-        counts[0] as f32 * weights[0]
-            + counts[1] as f32 * weights[1]
-            + counts[2] as f32 * weights[2]
-    };
+    let value = |ships: crate::rules::PieceSet| material(ships, tunables);
     let enemy_fleet = facts.fleet[enemy];
     let mobile = largest_of_colour(enemy_fleet, Colour::Yellow) > 0;
     let mut exposure = 0.0;
@@ -379,20 +369,18 @@ fn home_exposure(facts: &Facts, player: Player, tunables: &Tunables) -> f32 {
     exposure
 }
 
+/// The material value of `ships`, by size, in the evaluation's weights.
+fn material(ships: crate::rules::PieceSet, tunables: &Tunables) -> f32 {
+    let counts = size_counts(ships);
+    counts[0] as f32 * tunables[Tunable::MaterialSmall]
+        + counts[1] as f32 * tunables[Tunable::MaterialMedium]
+        + counts[2] as f32 * tunables[Tunable::MaterialLarge]
+}
+
 /// Material `mover` gains (theirs minus ours) by firing the overpopulations
 /// that are already on the board, counting only those that gain anything.
 fn free_catastrophes(facts: &Facts, mover: Player, tunables: &Tunables) -> f32 {
-    let weights = [
-        tunables[Tunable::MaterialSmall],
-        tunables[Tunable::MaterialMedium],
-        tunables[Tunable::MaterialLarge],
-    ];
-    let value = |ships: crate::rules::PieceSet| -> f32 {
-        let counts = size_counts(ships);
-        counts[0] as f32 * weights[0]
-            + counts[1] as f32 * weights[1]
-            + counts[2] as f32 * weights[2]
-    };
+    let value = |ships: crate::rules::PieceSet| material(ships, tunables);
     let me = mover.index();
     let mut gain = 0.0;
     for &slot in facts.slots() {
