@@ -223,8 +223,9 @@ enum Command {
         #[arg(long, default_value_t = 1, value_parser = option_flag("Threads"))]
         threads: usize,
         /// Tree memory per search, in megabytes (at most half this machine's
-        /// memory, like the `Hash` option).
-        #[arg(long, default_value_t = 64, value_parser = option_flag("Hash"))]
+        /// memory; the default is the `Hash` option's, committed only as the
+        /// tree grows).
+        #[arg(long, default_value_t = supernova::search::DEFAULT_HASH_MB, value_parser = option_flag("Hash"))]
         hash: usize,
         /// Positions file (HWPN per line, `#` comments) instead of the built-in list.
         #[arg(long)]
@@ -472,9 +473,9 @@ struct SearchArguments {
     /// `Threads` option).
     #[arg(long, default_value_t = 1, value_parser = option_flag("Threads"))]
     threads: usize,
-    /// Tree memory, in megabytes (at most half this machine's memory, like
-    /// the `Hash` option).
-    #[arg(long, default_value_t = 64, value_parser = option_flag("Hash"))]
+    /// Tree memory, in megabytes (at most half this machine's memory; the
+    /// default is the `Hash` option's, committed only as the tree grows).
+    #[arg(long, default_value_t = supernova::search::DEFAULT_HASH_MB, value_parser = option_flag("Hash"))]
     hash: usize,
     /// Random seed.
     #[arg(long, default_value_t = 0)]

@@ -34,15 +34,17 @@ const BANK_START: usize = PIECES_START + 2 * PIECE_INPUTS;
 /// The number of inputs.
 pub const INPUTS: usize = BANK_START + Piece::COUNT + 1;
 
-/// Fills `inputs` with the features of `position` for its side to move.
-/// `threat` is whether the opponent could win at once if the mover passed,
-/// as the caller's solver found it.
+/// Fills `inputs` with the features of `position` for its side to move,
+/// and returns the hand evaluation's score of it (its terms are computed
+/// here anyway, and a blended value needs it). `threat` is whether the
+/// opponent could win at once if the mover passed, as the caller's solver
+/// found it.
 pub(crate) fn features(
     position: &Position,
     tunables: &Tunables,
     threat: bool,
     inputs: &mut [f32; INPUTS],
-) {
+) -> f32 {
     let facts = Facts::new(position);
     let terms = Terms::new(&facts, position, tunables, threat);
     inputs[..PLAYER_TERMS].copy_from_slice(&terms.mover);
@@ -61,6 +63,7 @@ pub(crate) fn features(
         facts.bank,
     );
     inputs[BANK_START + Piece::COUNT] = facts.slot_count.saturating_sub(2) as f32 * 0.25;
+    terms.score(tunables)
 }
 
 /// The linear weights and bias over these features that reproduce the hand

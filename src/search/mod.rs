@@ -91,7 +91,7 @@ pub mod tunables;
 use crate::rules::{Position, Rules};
 
 pub use network::{NetworkError, ValueNetwork};
-pub use options::{Clock, PlayerKind, SearchLimits, SearchOptions};
+pub use options::{Clock, PlayerKind, SearchLimits, SearchOptions, DEFAULT_HASH_MB};
 pub use played_setups::{PlayedSetup, PLAYED_SETUPS};
 pub use players::{book_score, has_yellow_or_blue, setup_actions};
 pub use report::{win_probability, Candidate, Decision, Proof, SearchInfo, SearchResult};

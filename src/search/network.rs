@@ -156,11 +156,19 @@ impl ValueNetwork {
         logit
     }
 
-    /// The value for the side to move, in (-1, 1): `tanh(logit / 2)`.
+    /// The value for the side to move, in (-1, 1): `tanh(learned_scale *
+    /// logit / 2)`, or with `learned_blend` below 1 the tanh of a weighted
+    /// mean of that argument and the hand evaluation's `score /
+    /// eval_scale`.
     pub fn value(&self, position: &Position, tunables: &Tunables, threat: bool) -> f32 {
         let mut inputs = [0.0; INPUTS];
-        features(position, tunables, threat, &mut inputs);
-        (self.logit(&inputs) * 0.5 * tunables[Tunable::LearnedScale]).tanh()
+        let hand = features(position, tunables, threat, &mut inputs);
+        let learned = self.logit(&inputs) * 0.5 * tunables[Tunable::LearnedScale];
+        let blend = tunables[Tunable::LearnedBlend];
+        if blend >= 1.0 {
+            return learned.tanh();
+        }
+        (blend * learned + (1.0 - blend) * hand / tunables[Tunable::EvalScale]).tanh()
     }
 
     /// Reads a network from its text form.
@@ -387,6 +395,30 @@ mod tests {
                 assert!((hand - learned).abs() < 1e-4, "{hand} {learned}");
             }
         }
+    }
+
+    #[test]
+    fn a_blend_goes_from_the_hand_evaluation_to_the_network() {
+        let network = ValueNetwork::embedded();
+        let mut tunables = Tunables::default();
+        tunables.set_network(None);
+        let position = position(
+            &[
+                ("r1b2", "g3y1", ""),
+                ("y1b3", "b2", "g3r2"),
+                ("g2", "y1r3", "b1"),
+            ],
+            0,
+        );
+        let hand = crate::search::eval::value(&position, &tunables, false);
+        let full = network.value(&position, &tunables, false);
+        tunables.set("learned_blend", 0.0).unwrap();
+        assert!((network.value(&position, &tunables, false) - hand).abs() < 1e-5);
+        tunables.set("learned_blend", 0.5).unwrap();
+        let half = network.value(&position, &tunables, false);
+        let expected = ((hand.atanh() + full.atanh()) / 2.0).tanh();
+        assert!((half - expected).abs() < 1e-4, "{half} {expected}");
+        assert!(half != hand && half != full);
     }
 
     #[test]

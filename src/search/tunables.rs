@@ -77,6 +77,7 @@ tunables! {
     Pressure = ("pressure", 0.15, 0.0, 5.0, "per size of own ships one jump from the enemy home"),
     Tempo = ("tempo", 0.3, -5.0, 5.0, "bonus for having the move"),
     EvalScale = ("eval_scale", 25.0, 1.0, 100.0, "K in value = tanh(score / K); large enough that a big lead still shows progress"),
+    LearnedBlend = ("learned_blend", 1.0, 0.0, 1.0, "with Eval learned, the learned value's share of the leaf value (before the tanh); the rest is the hand evaluation's, whose errors differ, so that a deep search finds fewer positions both misjudge"),
     LearnedScale = ("learned_scale", 2.0, 0.1, 10.0, "the learned value is tanh(learned_scale * logit / 2): its sharpness for the search"),
     // ----- search -----
     Cpuct = ("cpuct", 1.5, 0.05, 10.0, "exploration constant at the start of a turn"),
