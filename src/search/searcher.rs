@@ -18,6 +18,7 @@ use super::solver::Solver;
 use super::threats;
 use super::time::{self, Controller, TimePlan};
 use super::tree::{self, Tree};
+use super::tunables::Tunable;
 use crate::rules::{Outcome, Position};
 
 /// Candidate turns the root verifies before falling back to the greedy
@@ -217,7 +218,12 @@ impl Searcher {
             Examined::Decided(result) => return result,
             Examined::Search(check) => check,
         };
-        let mut verifier = threats::RootVerifier::new(job.limits, plan.soft, job.start);
+        let mut verifier = threats::RootVerifier::new(
+            job.limits,
+            plan.soft,
+            job.start,
+            tunables[Tunable::CheckShare],
+        );
         let grown = self.grow_tree(job, plan, &check, &mut verifier, on_info);
         let Some((reading, mut info)) = grown else {
             // The tree cannot hold even the root.
@@ -225,7 +231,11 @@ impl Searcher {
         };
         let solver = &mut self.solver;
         let choice = root::choose(&reading, check, position, &rules, &tunables, solver);
-        let mut budget = verifier.remaining(threats::root_budget(job.limits, plan.soft));
+        let mut budget = verifier.remaining(threats::root_budget(
+            job.limits,
+            plan.soft,
+            tunables[Tunable::CheckShare],
+        ));
         if job.stop.load(Ordering::Relaxed) {
             // Told to stop (`stop`, `ponderhit`, `quit`): the answer is
             // wanted now. An infinite search's check has no deadline of its

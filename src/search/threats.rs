@@ -64,9 +64,6 @@ const KILLERS: usize = 8;
 /// grows with the search.
 const WORK_PER_NODE: u64 = 3000;
 
-/// The root's check time, as a share of the search's planned time.
-const TIME_SHARE: u32 = 4;
-
 /// The root's check work when the search has neither a node nor a time
 /// limit (an infinite search stopped by the user).
 const UNLIMITED_SEARCH_WORK: u64 = 2_000_000;
@@ -372,10 +369,14 @@ impl ThreatChecker {
 }
 
 /// The budget of the root's check for a search under `limits` whose planned
-/// time is `soft`: work in proportion to the node limit, and a quarter of
-/// the planned time from now, whichever ends first; after an infinite
+/// time is `soft`: work in proportion to the node limit, and `share` (the
+/// `check_share` tunable, a quarter by default) of the planned time from now, whichever ends first; after an infinite
 /// search, a short deadline.
-pub(super) fn root_budget(limits: &SearchLimits, soft: Option<Duration>) -> ThreatBudget {
+pub(super) fn root_budget(
+    limits: &SearchLimits,
+    soft: Option<Duration>,
+    share: f32,
+) -> ThreatBudget {
     let nodes = limits.nodes.filter(|_| !limits.infinite);
     let work = match (nodes, soft) {
         (Some(nodes), _) => nodes.saturating_mul(WORK_PER_NODE),
@@ -385,7 +386,7 @@ pub(super) fn root_budget(limits: &SearchLimits, soft: Option<Duration>) -> Thre
     // After `stop` ends an infinite search the answer is awaited: its check
     // gets the short deadline of the in-search ones, not a run on work.
     let deadline = match soft {
-        Some(soft) => Some(Instant::now() + soft / TIME_SHARE),
+        Some(soft) => Some(Instant::now() + soft.mul_f32(share)),
         None if limits.infinite => Some(Instant::now() + INFINITE_CHECK_TIME),
         None => None,
     };
@@ -468,10 +469,6 @@ const VERIFY_FROM: f64 = 0.2;
 /// check, so that the tree has time to settle on another turn.
 const VERIFY_UNTIL: f64 = 0.85;
 
-/// The share of the planned time the checks may take after one ran out of
-/// its allowance without a threat found.
-const ESCALATED_SHARE: f64 = 0.5;
-
 /// How long one check in an infinite search may take.
 const INFINITE_CHECK_TIME: Duration = Duration::from_millis(50);
 
@@ -486,8 +483,8 @@ const LOOK_INTERVAL: u64 = 256;
 /// Checking only after the search (as [`defend`] does) leaves a refuted
 /// choice a few milliseconds to find a defence among thousands of turns,
 /// and the replacement is then chosen by the leaf evaluation, not by the
-/// search. On the clock the checks get the same time [`defend`] has, a
-/// quarter of the planned time, and the time they take is credited back to
+/// search. On the clock the checks get the same time [`defend`] has
+/// (`check_share` of the planned time), and the time they take is credited back to
 /// the tree ([`RootVerifier::credit`]), so that the tree searches as long
 /// as it would without them.
 pub(super) struct RootVerifier {
@@ -508,7 +505,7 @@ pub(super) struct RootVerifier {
     /// checks may then take tree time too (up to [`VERIFY_UNTIL`]).
     threatened: bool,
     /// Set when a check ran out of its share: the next may take tree time
-    /// too, up to half the planned time.
+    /// too, up to twice their share of the planned time.
     escalated: bool,
     /// The node limit, if the search has one and no clock.
     nodes: Option<u64>,
@@ -524,8 +521,13 @@ pub(super) struct RootVerifier {
 
 impl RootVerifier {
     /// A verifier for a search under `limits` planned to take `soft`,
-    /// started at `start`.
-    pub(super) fn new(limits: &SearchLimits, soft: Option<Duration>, start: Instant) -> Self {
+    /// started at `start`, whose checks may take `share` of `soft`.
+    pub(super) fn new(
+        limits: &SearchLimits,
+        soft: Option<Duration>,
+        start: Instant,
+        share: f32,
+    ) -> Self {
         let nodes = limits.nodes.filter(|_| !limits.infinite && soft.is_none());
         let work = match (nodes, soft) {
             (Some(nodes), _) => nodes.saturating_mul(WORK_PER_NODE),
@@ -539,7 +541,7 @@ impl RootVerifier {
             soft,
             start,
             spent: Duration::ZERO,
-            allowance: soft.map_or(Duration::ZERO, |soft| soft / TIME_SHARE),
+            allowance: soft.map_or(Duration::ZERO, |soft| soft.mul_f32(share)),
             threatened: false,
             escalated: false,
             nodes,
@@ -554,7 +556,7 @@ impl RootVerifier {
     }
 
     /// The time the checks took, which the search adds to its limits: at
-    /// most a quarter of the planned time.
+    /// most `check_share` of the planned time.
     pub(super) fn credit(&self) -> Duration {
         self.spent.min(self.allowance)
     }
@@ -590,7 +592,7 @@ impl RootVerifier {
                 let limit = if self.threatened {
                     self.allowance.max(soft.mul_f64(VERIFY_UNTIL))
                 } else if self.escalated {
-                    self.allowance.max(soft.mul_f64(ESCALATED_SHARE))
+                    self.allowance.max(self.allowance * 2)
                 } else {
                     self.allowance
                 };
