@@ -92,6 +92,43 @@ fn a_tiny_budget_answers_unknown_rather_than_guessing() {
     );
 }
 
+/// The checker remembers the opponent's winning plans and the refuting
+/// replies, and tries them first: asking again about the same threat gives
+/// the same, exact answer for less work (over the suite, strictly less).
+#[test]
+fn a_repeated_question_is_answered_exactly_for_less_work() {
+    let rules = Rules::STANDARD;
+    let budget = ThreatBudget::work(CHECK_WORK);
+    let (mut first_total, mut again_total) = (0, 0);
+    for (root, source) in suite() {
+        let after_pass = passed(&root, &rules).expect("a pass is legal");
+        let mut checker = ThreatChecker::default();
+        assert_eq!(
+            checker.forced_win_in_two(&after_pass, &rules, budget),
+            Some(true),
+            "{source}"
+        );
+        let first = checker.work_spent();
+        checker.reset_work();
+        assert_eq!(
+            checker.forced_win_in_two(&after_pass, &rules, budget),
+            Some(true),
+            "{source}: the replayed plan"
+        );
+        let again = checker.work_spent();
+        assert!(
+            again <= first,
+            "{source}: {again} work again, {first} at first"
+        );
+        first_total += first;
+        again_total += again;
+    }
+    assert!(
+        again_total < first_total,
+        "{again_total} work again, {first_total} at first"
+    );
+}
+
 // ----- the suite --------------------------------------------------------------
 
 /// Every suite position has a two-turn threat (a pass loses by force) and a

@@ -247,7 +247,8 @@ impl Searcher {
                     .map_or(prompt, |deadline| deadline.min(prompt)),
             );
         }
-        let choice = if let Some(safer) = verifier.safer_choice(&choice, &reading) {
+        let safer = verifier.safer_choice(&choice, &reading, position, &rules, budget);
+        let choice = if let Some(safer) = safer {
             safer
         } else if verifier.proven_safe(&choice.actions) {
             choice

@@ -91,6 +91,16 @@ impl ThreatBudget {
 /// Why a check stopped without an answer.
 struct OutOfBudget;
 
+/// The side to move's turns as candidate defences (see
+/// [`ThreatChecker::candidates`]).
+#[derive(Default)]
+struct Candidates {
+    /// Turns that win at once: defences without a check.
+    found: Vec<Vec<Action>>,
+    /// Turns after which the game goes on, best first, with their results.
+    turns: Vec<(Vec<Action>, Position)>,
+}
+
 /// The exact two-turn threat checker, with reusable buffers and the killer
 /// replies it has learned. One per thread.
 #[derive(Default)]
@@ -102,6 +112,10 @@ pub struct ThreatChecker {
     inner: TurnEnumerator,
     /// A's replies that refuted a threat, most recent first.
     killers: Vec<Vec<Action>>,
+    /// B's turns that forced a win, most recent first: the root's checks
+    /// test one candidate turn after another in the same position, and a
+    /// plan that beats one candidate usually beats its neighbours too.
+    threats: Vec<Vec<Action>>,
     spent: u64,
     budget: Option<ThreatBudget>,
 }
@@ -128,10 +142,20 @@ impl ThreatChecker {
         rules: &Rules,
         budget: ThreatBudget,
     ) -> Option<bool> {
+        self.within(budget, |checker| checker.forced_win(position, rules))
+    }
+
+    /// Runs `check` under `budget`, its work counted from zero and then
+    /// added to the work spent; `None` when the budget ran out.
+    fn within(
+        &mut self,
+        budget: ThreatBudget,
+        check: impl FnOnce(&mut Self) -> Result<bool, OutOfBudget>,
+    ) -> Option<bool> {
         self.budget = Some(budget);
         let start = self.spent;
         self.spent = 0;
-        let answer = self.forced_win(position, rules).ok();
+        let answer = check(self).ok();
         self.spent += start;
         self.budget = None;
         answer
@@ -173,37 +197,13 @@ impl ThreatChecker {
         rules: &Rules,
         budget: ThreatBudget,
         wanted: usize,
-        mut order: impl FnMut(&Position) -> f32,
+        order: impl FnMut(&Position) -> f32,
     ) -> Option<Vec<Vec<Action>>> {
-        if position.in_setup()
-            || position.turn_state() != TurnState::Start
-            || position.outcome() != Outcome::Ongoing
-        {
-            return Some(Vec::new());
-        }
-        let mover = position.side_to_move();
-        let mut turns = Vec::new();
-        let complete = self.outer.for_each_turn_until(
-            position,
-            rules,
-            budget.deadline,
-            |actions, result, outcome| turns.push((actions.to_vec(), *result, outcome)),
-        );
-        if !complete {
-            return None;
-        }
-        let mut found = Vec::new();
-        let mut keyed: Vec<(f32, usize)> = Vec::new();
-        for (index, (actions, result, outcome)) in turns.iter().enumerate() {
-            match outcome {
-                Outcome::Win(winner) if *winner == mover => found.push(actions.clone()),
-                Outcome::Ongoing => keyed.push((order(result), index)),
-                _ => {}
-            }
-        }
-        keyed.sort_by(|left, right| left.0.total_cmp(&right.0).then(left.1.cmp(&right.1)));
-        let mut spent = turns.len() as u64;
-        for (_, index) in keyed {
+        let listing = self.spent;
+        let Candidates { mut found, turns } =
+            self.candidates(position, rules, budget.deadline, order)?;
+        let mut spent = self.spent - listing;
+        for (actions, result) in turns {
             if found.len() >= wanted {
                 break;
             }
@@ -212,13 +212,68 @@ impl ThreatChecker {
                 deadline: budget.deadline,
             };
             let before = self.spent;
-            let wins = self.forced_win_in_two(&turns[index].1, rules, remaining)?;
+            let wins = self.forced_win_in_two(&result, rules, remaining)?;
             spent += self.spent - before;
             if !wins {
-                found.push(turns[index].0.clone());
+                found.push(actions);
             }
         }
         Some(found)
+    }
+
+    /// Lists the turns of the side to move: those that win at once, and
+    /// those after which the game goes on, sorted by `order` (lowest key
+    /// first), each a candidate defence to decide with
+    /// [`ThreatChecker::forced_win_in_two`] on its result. `None` when the
+    /// deadline came first. Each listed turn counts one unit of work.
+    fn candidates(
+        &mut self,
+        position: &Position,
+        rules: &Rules,
+        deadline: Option<Instant>,
+        mut order: impl FnMut(&Position) -> f32,
+    ) -> Option<Candidates> {
+        if position.in_setup()
+            || position.turn_state() != TurnState::Start
+            || position.outcome() != Outcome::Ongoing
+        {
+            return Some(Candidates::default());
+        }
+        let mover = position.side_to_move();
+        let mut turns = Vec::new();
+        let complete = self.outer.for_each_turn_until(
+            position,
+            rules,
+            deadline,
+            |actions, result, outcome| turns.push((actions.to_vec(), *result, outcome)),
+        );
+        if !complete {
+            return None;
+        }
+        self.spent += turns.len() as u64;
+        let mut found = Vec::new();
+        let mut keyed: Vec<(f32, usize)> = Vec::new();
+        for (index, (actions, result, outcome)) in turns.iter().enumerate() {
+            // Ordering can cost a solver call a turn, over thousands.
+            if index % 64 == 0 && deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+                return None;
+            }
+            match outcome {
+                Outcome::Win(winner) if *winner == mover => found.push(actions.clone()),
+                Outcome::Ongoing => keyed.push((order(result), index)),
+                _ => {}
+            }
+        }
+        keyed.sort_by(|left, right| left.0.total_cmp(&right.0).then(left.1.cmp(&right.1)));
+        let mut turns: Vec<Option<(Vec<Action>, Position)>> = turns
+            .into_iter()
+            .map(|(actions, result, _)| Some((actions, result)))
+            .collect();
+        let turns = keyed
+            .into_iter()
+            .filter_map(|(_, index)| turns[index].take())
+            .collect();
+        Some(Candidates { found, turns })
     }
 
     fn charge(&mut self, work: u64) -> Result<(), OutOfBudget> {
@@ -261,29 +316,25 @@ impl ThreatChecker {
         if self.wins_at_once(position, rules)? {
             return Ok(true);
         }
+        if self.replays_threat(position, rules)? {
+            return Ok(true);
+        }
         // B's turns after which A's pass loses at once (or A cannot pass)
         // are the only candidates for a forced win (see the module docs);
         // each is tested for a refutation as soon as it is listed, so that
         // the listing stops at the first forced win.
-        let mut forced = false;
+        let mut forced = None;
         let mut failure = None;
         let mut outer = std::mem::take(&mut self.outer);
         let deadline = self.budget.and_then(|budget| budget.deadline);
         let complete =
-            outer.for_each_turn_while(position, rules, deadline, |_, result, outcome| {
+            outer.for_each_turn_while(position, rules, deadline, |actions, result, outcome| {
                 if outcome != Outcome::Ongoing {
                     return true;
                 }
-                let threatening = match passed(result, rules) {
-                    Some(after_pass) => self.wins_at_once(&after_pass, rules),
-                    None => Ok(true),
-                };
-                let verdict = threatening
-                    .and_then(|threatening| self.charge(1).map(|_| threatening))
-                    .and_then(|threatening| Ok(threatening && !self.refuted(result, rules)?));
-                match verdict {
+                match self.forces(result, rules) {
                     Ok(true) => {
-                        forced = true;
+                        forced = Some(actions.to_vec());
                         false
                     }
                     Ok(false) => true,
@@ -297,11 +348,80 @@ impl ThreatChecker {
         if let Some(out) = failure {
             return Err(out);
         }
-        if forced {
+        if let Some(threat) = forced {
+            self.threats.insert(0, threat);
+            self.threats.truncate(KILLERS);
             return Ok(true);
         }
         if !complete {
             return Err(OutOfBudget);
+        }
+        Ok(false)
+    }
+
+    /// Whether `result`, the position after a B turn that left the game
+    /// going, forces B's win: A's pass (if A may pass) loses at once, and no
+    /// A turn refutes.
+    fn forces(&mut self, result: &Position, rules: &Rules) -> Result<bool, OutOfBudget> {
+        let threatening = match passed(result, rules) {
+            Some(after_pass) => self.wins_at_once(&after_pass, rules)?,
+            None => true,
+        };
+        self.charge(1)?;
+        Ok(threatening && !self.refuted(result, rules)?)
+    }
+
+    /// Whether one of the remembered winning plans, replayed by B to move in
+    /// `position`, still leaves A lost at once after a pass: a necessary
+    /// condition for the plan to force a win, and a cheap one (a solver call
+    /// a plan, where deciding the plan lists all of A's replies).
+    fn still_threatened(
+        &mut self,
+        position: &Position,
+        rules: &Rules,
+        budget: ThreatBudget,
+    ) -> Option<bool> {
+        self.within(budget, |checker| {
+            for index in 0..checker.threats.len() {
+                let Some(result) = checker.replayed(index, position, rules) else {
+                    continue;
+                };
+                let threatening = match passed(&result, rules) {
+                    Some(after_pass) => checker.wins_at_once(&after_pass, rules)?,
+                    None => true,
+                };
+                if threatening {
+                    return Ok(true);
+                }
+            }
+            Ok(false)
+        })
+    }
+
+    /// The position after remembered plan `index`, replayed by the side to
+    /// move in `position`, if every action is legal there and the game goes
+    /// on after it.
+    fn replayed(&self, index: usize, position: &Position, rules: &Rules) -> Option<Position> {
+        let mut result = *position;
+        for &action in &self.threats[index] {
+            result.try_apply(rules, action).ok()?;
+        }
+        (result.end_turn(rules) == Ok(Outcome::Ongoing)).then_some(result)
+    }
+
+    /// Whether one of the remembered winning plans still forces a win for
+    /// B, to move in `position`. Exact: a plan is replayed action by action
+    /// with every rule checked, and then decided like a listed turn.
+    fn replays_threat(&mut self, position: &Position, rules: &Rules) -> Result<bool, OutOfBudget> {
+        for index in 0..self.threats.len() {
+            let Some(result) = self.replayed(index, position, rules) else {
+                continue;
+            };
+            if self.forces(&result, rules)? {
+                let threat = self.threats.remove(index);
+                self.threats.insert(0, threat);
+                return Ok(true);
+            }
         }
         Ok(false)
     }
@@ -469,6 +589,10 @@ const VERIFY_FROM: f64 = 0.2;
 /// check, so that the tree has time to settle on another turn.
 const VERIFY_UNTIL: f64 = 0.85;
 
+/// The defence search's time at each visit, as a share of the planned
+/// time, at first ([`RootVerifier::seek_defence`]).
+const DEFENCE_SLICE: f64 = 0.05;
+
 /// How long one check in an infinite search may take.
 const INFINITE_CHECK_TIME: Duration = Duration::from_millis(50);
 
@@ -513,6 +637,23 @@ pub(super) struct RootVerifier {
     work: u64,
     /// Set when a check ran out of budget: later ones would too.
     exhausted: bool,
+    /// Set once the root's turns were listed as candidate defences.
+    listed: bool,
+    /// The root's turns still to try as defences, best first, with their
+    /// results ([`RootVerifier::seek_defence`]).
+    candidates: Vec<(Vec<Action>, Position)>,
+    /// The next of `candidates` to try.
+    next_candidate: usize,
+    /// Candidates put aside, as indices into `candidates`: after them a
+    /// known plan of the opponent still threatens.
+    deferred: Vec<usize>,
+    /// The next of `deferred` to try.
+    next_deferred: usize,
+    /// The time the defence search takes at a visit, on the clock; doubled
+    /// when one turn needs more.
+    slice: Option<Duration>,
+    /// The time the defence search has taken, at most twice `allowance`.
+    seek_spent: Duration,
     /// The end of a movetime: no check runs past it, credit or not.
     cap: Option<Instant>,
     /// The iteration count before which the tree is not looked at again.
@@ -547,6 +688,13 @@ impl RootVerifier {
             nodes,
             work,
             exhausted: false,
+            listed: false,
+            candidates: Vec::new(),
+            next_candidate: 0,
+            deferred: Vec::new(),
+            next_deferred: 0,
+            slice: None,
+            seek_spent: Duration::ZERO,
             next_look: 0,
             cap: limits
                 .movetime
@@ -579,14 +727,45 @@ impl RootVerifier {
         self.safe.iter().any(|safe| safe == actions)
     }
 
-    /// Looks at the tree's best turn, and checks it if it is new. Called by
-    /// the search's leading thread between iterations.
+    /// Looks at the tree's best turn, and checks it if it is new; under a
+    /// threat with no defence known, goes on looking for one among all the
+    /// root's turns. Called by the search's leading thread between
+    /// iterations.
     pub(super) fn visit(&mut self, shared: &Shared) {
         let iterations = shared.iterations.load(Ordering::Relaxed);
-        if self.exhausted || iterations < self.next_look {
+        if iterations < self.next_look || (self.exhausted && !self.seeking()) {
             return;
         }
-        let deadline = match (self.soft, self.nodes) {
+        let Some(deadline) = self.deadline(iterations) else {
+            return;
+        };
+        // Reading the best turn can mean completing it outside the tree (a
+        // listing of every completion), so the tree is looked at about
+        // twenty times over a search, not at every check of the clock.
+        self.next_look = iterations + LOOK_INTERVAL.max(iterations / 16);
+        if !self.exhausted {
+            self.check_best(shared, deadline);
+        }
+        if self.seeking() {
+            // On the clock, the check may have found the threat, which lets
+            // the checks take more of the time: the deadline is read again.
+            // An infinite search keeps the visit's deadline, which bounds
+            // how long `stop` waits.
+            let deadline = match self.soft {
+                Some(_) => self.deadline(iterations),
+                None => Some(deadline),
+            };
+            if let Some(deadline) = deadline {
+                self.seek_defence(shared, deadline);
+            }
+        }
+    }
+
+    /// When the check now starting must give up: `None` when no check
+    /// should run now (too early or too late in the search, or the checks'
+    /// time is spent), `Some(None)` for a check bounded by work alone.
+    fn deadline(&mut self, iterations: u64) -> Option<Option<Instant>> {
+        match (self.soft, self.nodes) {
             (Some(soft), _) => {
                 let searched = self.start.elapsed().saturating_sub(self.credit());
                 let limit = if self.threatened {
@@ -598,31 +777,33 @@ impl RootVerifier {
                 };
                 let left = limit.saturating_sub(self.spent);
                 if searched < soft.mul_f64(VERIFY_FROM) || searched >= soft.mul_f64(VERIFY_UNTIL) {
-                    return;
+                    return None;
                 }
                 if left.is_zero() {
                     self.exhausted = true;
-                    return;
+                    self.candidates.clear();
+                    self.deferred.clear();
+                    return None;
                 }
                 let deadline = Instant::now() + left;
-                Some(self.cap.map_or(deadline, |cap| deadline.min(cap)))
+                Some(Some(self.cap.map_or(deadline, |cap| deadline.min(cap))))
             }
             (None, Some(nodes)) => {
                 let done = iterations as f64;
                 if done < nodes as f64 * VERIFY_FROM || done >= nodes as f64 * VERIFY_UNTIL {
-                    return;
+                    return None;
                 }
-                None
+                Some(None)
             }
             // An infinite search: check from the start, each check on a
             // short deadline, since the leading thread answers `stop` only
             // between checks.
-            (None, None) => Some(Instant::now() + INFINITE_CHECK_TIME),
-        };
-        // Reading the best turn can mean completing it outside the tree (a
-        // listing of every completion), so the tree is looked at about
-        // twenty times over a search, not at every check of the clock.
-        self.next_look = iterations + LOOK_INTERVAL.max(iterations / 16);
+            (None, None) => Some(Some(Instant::now() + INFINITE_CHECK_TIME)),
+        }
+    }
+
+    /// Checks the tree's best turn, if it is new, and records the verdict.
+    fn check_best(&mut self, shared: &Shared, deadline: Option<Instant>) {
         let started = Instant::now();
         let tree = shared.tree;
         let best = best_turn(
@@ -678,14 +859,146 @@ impl RootVerifier {
         }
     }
 
-    /// The turn to play instead of `choice` when the search found the
-    /// position under threat and `choice` was not proven to defend: the
-    /// tree's best turn among those proven to defend, else the last found.
-    /// A proven defence beats an unchecked turn there, since the checks
-    /// just showed that plausible turns lose by force.
-    pub(super) fn safer_choice(&self, choice: &Choice, reading: &TreeReading) -> Option<Choice> {
+    /// Whether the search is under a threat with no defence known and
+    /// turns left to try.
+    fn seeking(&self) -> bool {
+        self.threatened
+            && self.safe.is_empty()
+            && (!self.listed
+                || self.next_candidate < self.candidates.len()
+                || self.next_deferred < self.deferred.len())
+    }
+
+    /// Looks for a defence among all the root's turns, best first by the
+    /// static evaluation, once the tree's best turn was refuted and none is
+    /// known to be safe; on the clock a slice of time at each visit, so
+    /// that the tree grows in between, and resumed where it stopped.
+    ///
+    /// Why: under a two-turn threat the tree tends to propose one refuted
+    /// turn after another (its values come from the leaf evaluation, which
+    /// does not see the plan), each checked only after the tree has moved
+    /// on, and in the real games of `positions/tactics/two_turn.txt` it
+    /// often ran out of time before proposing a defence, though most had
+    /// dozens. With the opponent's winning plans remembered, refuting a
+    /// turn mostly takes a fraction of a millisecond, so the list reaches a
+    /// defence within milliseconds in most of them. A found defence is
+    /// played only if the tree's choice is not proven safe
+    /// ([`RootVerifier::safer_choice`]).
+    fn seek_defence(&mut self, shared: &Shared, deadline: Option<Instant>) {
+        let started = Instant::now();
+        let rules = &shared.rules;
+        self.checker.reset_work();
+        if !self.listed {
+            self.listed = true;
+            let tunables = shared.tunables;
+            let order = |result: &Position| super::static_evaluation_with(result, rules, tunables);
+            let listed = self
+                .checker
+                .candidates(&shared.root_position, rules, deadline, order);
+            if let Some(listed) = listed {
+                self.safe.extend(listed.found);
+                self.candidates = listed.turns;
+            }
+        }
+        let slice = match (self.soft, deadline) {
+            (Some(soft), Some(deadline)) => {
+                // The search keeps half the time or more: a defence the
+                // list finds at all, it mostly finds within twice the
+                // checks' share.
+                let left = (self.allowance * 2).saturating_sub(self.seek_spent);
+                let slice = *self.slice.get_or_insert(soft.mul_f64(DEFENCE_SLICE));
+                Some(deadline.min(Instant::now() + slice.min(left)))
+            }
+            _ => deadline,
+        };
+        let mut decided = false;
+        while self.safe.is_empty() {
+            let budget = ThreatBudget {
+                work: self.work.saturating_sub(self.checker.work_spent()),
+                deadline: slice,
+            };
+            // The first pass puts aside the turns after which a known plan
+            // still threatens: most are lost to it, and proving so lists
+            // all the reply turns. The second pass decides them.
+            let first_pass = self.next_candidate < self.candidates.len();
+            let index = if first_pass {
+                self.next_candidate
+            } else if let Some(&index) = self.deferred.get(self.next_deferred) {
+                index
+            } else {
+                break;
+            };
+            let result = &self.candidates[index].1;
+            if first_pass {
+                match self.checker.still_threatened(result, rules, budget) {
+                    Some(true) => {
+                        self.deferred.push(index);
+                        self.next_candidate += 1;
+                        continue;
+                    }
+                    Some(false) => {}
+                    None => break,
+                }
+            }
+            match self.checker.forced_win_in_two(result, rules, budget) {
+                Some(true) if first_pass => self.next_candidate += 1,
+                Some(true) => self.next_deferred += 1,
+                Some(false) => self.safe.push(self.candidates[index].0.clone()),
+                None => {
+                    // This turn needs a longer slice: the next visit has it.
+                    if !decided {
+                        self.slice = self.slice.map(|slice| slice * 2);
+                    }
+                    break;
+                }
+            }
+            decided = true;
+        }
+        self.spent += started.elapsed();
+        self.seek_spent += started.elapsed();
+        if self.soft.is_some() && self.seek_spent >= self.allowance * 2 {
+            self.candidates.clear();
+            self.deferred.clear();
+        }
+        self.work = self.work.saturating_sub(self.checker.work_spent());
+        if self.work == 0 {
+            self.candidates.clear();
+            self.deferred.clear();
+        }
+    }
+
+    /// The turn to play when the search found the position under threat
+    /// and `choice` was not proven to defend: `choice` itself if a check
+    /// within `budget` proves it does, else the tree's best turn among
+    /// those proven to defend, else the last found. A proven defence beats
+    /// an unchecked turn there, since the checks just showed that plausible
+    /// turns lose by force. `None` when there is nothing to change.
+    pub(super) fn safer_choice(
+        &mut self,
+        choice: &Choice,
+        reading: &TreeReading,
+        position: &Position,
+        rules: &Rules,
+        budget: ThreatBudget,
+    ) -> Option<Choice> {
         if !self.threatened || self.safe.is_empty() || self.proven_safe(&choice.actions) {
             return None;
+        }
+        // The tree's choice may have come after the last check: if it
+        // defends, it stands (a found defence is only the listing's first).
+        if !self.refuted.contains(&choice.actions) {
+            self.checker.reset_work();
+            if self
+                .checker
+                .is_defence(position, &choice.actions, rules, budget)
+                == Some(true)
+            {
+                return Some(Choice {
+                    actions: choice.actions.clone(),
+                    value: choice.value,
+                    decision: choice.decision,
+                });
+            }
         }
         let (actions, value) = reading
             .turns()
