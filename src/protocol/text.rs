@@ -62,6 +62,7 @@ pub fn decision_word(decision: Decision) -> &'static str {
         Decision::SafetyFallback => "safety-fallback",
         Decision::NoSafeTurn => "no-safe-turn",
         Decision::TwoTurnDefence => "two-turn-defence",
+        Decision::UnrefutedTurn => "unrefuted-turn",
         Decision::Setup => "setup",
         Decision::Greedy => "greedy",
         Decision::Random => "random",

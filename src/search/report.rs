@@ -85,6 +85,11 @@ pub enum Decision {
     /// The search's choice let the opponent force a win within two of its
     /// turns (see `threats.rs`); this turn, proven not to, replaces it.
     TwoTurnDefence,
+    /// The search's choice was proven to let the opponent force a win
+    /// within two turns (or a known plan of the opponent still threatened
+    /// after it) and no defence was proven in time: this turn, which no
+    /// check refuted and after which no known plan threatens, replaces it.
+    UnrefutedTurn,
     /// A setup turn from the book (or a random one).
     Setup,
     /// The greedy player's choice: from the greedy player, or from the tree

@@ -402,11 +402,7 @@ impl ThreatChecker {
     /// move in `position`, if every action is legal there and the game goes
     /// on after it.
     fn replayed(&self, index: usize, position: &Position, rules: &Rules) -> Option<Position> {
-        let mut result = *position;
-        for &action in &self.threats[index] {
-            result.try_apply(rules, action).ok()?;
-        }
-        (result.end_turn(rules) == Ok(Outcome::Ongoing)).then_some(result)
+        result_of(position, &self.threats[index], rules)
     }
 
     /// Whether one of the remembered winning plans still forces a win for
@@ -490,7 +486,7 @@ impl ThreatChecker {
 
 /// The budget of the root's check for a search under `limits` whose planned
 /// time is `soft`: work in proportion to the node limit, and `share` (the
-/// `check_share` tunable, a quarter by default) of the planned time from now, whichever ends first; after an infinite
+/// `check_share` tunable, an eighth by default) of the planned time from now, whichever ends first; after an infinite
 /// search, a short deadline.
 pub(super) fn root_budget(
     limits: &SearchLimits,
@@ -593,6 +589,16 @@ const VERIFY_UNTIL: f64 = 0.85;
 /// time, at first ([`RootVerifier::seek_defence`]).
 const DEFENCE_SLICE: f64 = 0.05;
 
+/// The defence search's time in all, as a share of the planned time: it
+/// runs only under a threat, where finding a defence matters more than the
+/// tree's finer choice, so it does not shrink with `check_share` (at 100 ms
+/// a budget tied to an eighth of the time lost 5 to 9 of the 40 two-turn
+/// suite positions).
+const DEFENCE_SHARE: f64 = 0.5;
+
+/// How long [`RootVerifier::escape`] may look for a turn on the clock.
+const ESCAPE_TIME: Duration = Duration::from_millis(2);
+
 /// How long one check in an infinite search may take.
 const INFINITE_CHECK_TIME: Duration = Duration::from_millis(50);
 
@@ -652,8 +658,12 @@ pub(super) struct RootVerifier {
     /// The time the defence search takes at a visit, on the clock; doubled
     /// when one turn needs more.
     slice: Option<Duration>,
-    /// The time the defence search has taken, at most twice `allowance`.
+    /// The time the defence search has taken, at most [`DEFENCE_SHARE`] of
+    /// the planned time.
     seek_spent: Duration,
+    /// Set when the defence search's time or work is spent. Its lists are
+    /// kept: the untried turns are where [`RootVerifier::escape`] looks.
+    seek_over: bool,
     /// The end of a movetime: no check runs past it, credit or not.
     cap: Option<Instant>,
     /// The iteration count before which the tree is not looked at again.
@@ -695,6 +705,7 @@ impl RootVerifier {
             next_deferred: 0,
             slice: None,
             seek_spent: Duration::ZERO,
+            seek_over: false,
             next_look: 0,
             cap: limits
                 .movetime
@@ -781,8 +792,7 @@ impl RootVerifier {
                 }
                 if left.is_zero() {
                     self.exhausted = true;
-                    self.candidates.clear();
-                    self.deferred.clear();
+                    self.seek_over = true;
                     return None;
                 }
                 let deadline = Instant::now() + left;
@@ -864,6 +874,7 @@ impl RootVerifier {
     fn seeking(&self) -> bool {
         self.threatened
             && self.safe.is_empty()
+            && !self.seek_over
             && (!self.listed
                 || self.next_candidate < self.candidates.len()
                 || self.next_deferred < self.deferred.len())
@@ -903,9 +914,8 @@ impl RootVerifier {
         let slice = match (self.soft, deadline) {
             (Some(soft), Some(deadline)) => {
                 // The search keeps half the time or more: a defence the
-                // list finds at all, it mostly finds within twice the
-                // checks' share.
-                let left = (self.allowance * 2).saturating_sub(self.seek_spent);
+                // list finds at all, it mostly finds within that.
+                let left = soft.mul_f64(DEFENCE_SHARE).saturating_sub(self.seek_spent);
                 let slice = *self.slice.get_or_insert(soft.mul_f64(DEFENCE_SLICE));
                 Some(deadline.min(Instant::now() + slice.min(left)))
             }
@@ -941,8 +951,14 @@ impl RootVerifier {
                 }
             }
             match self.checker.forced_win_in_two(result, rules, budget) {
-                Some(true) if first_pass => self.next_candidate += 1,
-                Some(true) => self.next_deferred += 1,
+                Some(true) => {
+                    self.refuted.push(self.candidates[index].0.clone());
+                    if first_pass {
+                        self.next_candidate += 1;
+                    } else {
+                        self.next_deferred += 1;
+                    }
+                }
                 Some(false) => self.safe.push(self.candidates[index].0.clone()),
                 None => {
                     // This turn needs a longer slice: the next visit has it.
@@ -956,14 +972,12 @@ impl RootVerifier {
         }
         self.spent += started.elapsed();
         self.seek_spent += started.elapsed();
-        if self.soft.is_some() && self.seek_spent >= self.allowance * 2 {
-            self.candidates.clear();
-            self.deferred.clear();
-        }
         self.work = self.work.saturating_sub(self.checker.work_spent());
-        if self.work == 0 {
-            self.candidates.clear();
-            self.deferred.clear();
+        let seek_over = self
+            .soft
+            .is_some_and(|soft| self.seek_spent >= soft.mul_f64(DEFENCE_SHARE));
+        if seek_over || self.work == 0 {
+            self.seek_over = true;
         }
     }
 
@@ -972,7 +986,8 @@ impl RootVerifier {
     /// within `budget` proves it does, else the tree's best turn among
     /// those proven to defend, else the last found. A proven defence beats
     /// an unchecked turn there, since the checks just showed that plausible
-    /// turns lose by force. `None` when there is nothing to change.
+    /// turns lose by force. With no defence proven, see
+    /// [`RootVerifier::escape`]. `None` when there is nothing to change.
     pub(super) fn safer_choice(
         &mut self,
         choice: &Choice,
@@ -981,8 +996,11 @@ impl RootVerifier {
         rules: &Rules,
         budget: ThreatBudget,
     ) -> Option<Choice> {
-        if !self.threatened || self.safe.is_empty() || self.proven_safe(&choice.actions) {
+        if !self.threatened || self.proven_safe(&choice.actions) {
             return None;
+        }
+        if self.safe.is_empty() {
+            return self.escape(choice, reading, position, rules, budget);
         }
         // The tree's choice may have come after the last check: if it
         // defends, it stands (a found defence is only the listing's first).
@@ -1013,5 +1031,159 @@ impl RootVerifier {
             value,
             decision: Decision::TwoTurnDefence,
         })
+    }
+
+    /// The turn to play under a threat with no defence proven in time, when
+    /// the tree's `choice` was proven lost in two: the first turn that no
+    /// check refuted and that the opponent cannot win against at once,
+    /// taken from the tree's turns, then from the defence search's untried
+    /// turns (best first by the static evaluation), then from those it put
+    /// aside. Any turn not proven lost is better than one that is. `None`
+    /// to keep `choice`.
+    ///
+    /// Why: the tree, whose leaf evaluation does not see the plan, can
+    /// still prefer a turn the checks refuted, and in a position with tens
+    /// of thousands of opponent turns no defence may be proven in 100 ms.
+    fn escape(
+        &mut self,
+        choice: &Choice,
+        reading: &TreeReading,
+        position: &Position,
+        rules: &Rules,
+        budget: ThreatBudget,
+    ) -> Option<Choice> {
+        if !self.refuted.contains(&choice.actions) {
+            return None;
+        }
+        // A short look of its own on the clock: the search's time may be
+        // spent, and each turn costs a solver call.
+        let budget = ThreatBudget {
+            work: budget.work,
+            deadline: budget.deadline.map(|_| Instant::now() + ESCAPE_TIME),
+        };
+        self.checker.reset_work();
+        let tree = reading.turns().map(|turn| turn.actions.clone());
+        let untried = self.candidates[self.next_candidate.min(self.candidates.len())..]
+            .iter()
+            .map(|(actions, _)| actions.clone());
+        let put_aside = self.deferred[self.next_deferred.min(self.deferred.len())..]
+            .iter()
+            .map(|&index| self.candidates[index].0.clone());
+        let turns: Vec<Vec<Action>> = tree.chain(untried).chain(put_aside).collect();
+        for actions in turns {
+            if self.refuted.contains(&actions) {
+                continue;
+            }
+            let Some(result) = result_of(position, &actions, rules) else {
+                continue;
+            };
+            match self
+                .checker
+                .within(budget, |checker| checker.wins_at_once(&result, rules))
+            {
+                Some(false) => {
+                    let value = reading
+                        .turns()
+                        .find(|turn| turn.actions == actions)
+                        .map_or(choice.value, |turn| turn.value);
+                    return Some(Choice {
+                        actions,
+                        value,
+                        decision: Decision::UnrefutedTurn,
+                    });
+                }
+                Some(true) => {}
+                None => break,
+            }
+        }
+        None
+    }
+}
+
+/// The position after `turn` from `position`, if it is legal and the game
+/// goes on after it.
+fn result_of(position: &Position, turn: &[Action], rules: &Rules) -> Option<Position> {
+    let mut after = *position;
+    for &action in turn {
+        after.try_apply(rules, action).ok()?;
+    }
+    (after.end_turn(rules) == Ok(Outcome::Ongoing)).then_some(after)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notation::hwpn;
+    use crate::search::extract::TreeTurn;
+
+    /// SDG game 13748 before turn 57 (suite position 12): the opponent
+    /// threatens a two-turn plan.
+    const THREATENED: &str =
+        "Joe=y1:r3:/ZackStack=r2b3::y2y3g1g3/Belle=b1:r1r3y1:/Ann=b3:r2y1y2g2:\
+                              /Gwen=r3::y3g1/Mae=y2::g2/Gina=y3:r2g1g2b2: 0";
+
+    fn tree_turn(position: &Position, actions: &[Action], rules: &Rules) -> TreeTurn {
+        TreeTurn {
+            actions: actions.to_vec(),
+            result: result_of(position, actions, rules).unwrap(),
+            child: 0,
+            visits: 1,
+            value: 0.0,
+            proof: UNPROVEN,
+        }
+    }
+
+    #[test]
+    fn a_refuted_choice_gives_way_to_the_first_turn_not_proven_lost() {
+        let rules = Rules::STANDARD;
+        let board = hwpn::parse(THREATENED).unwrap();
+        let position = board.position;
+        let turn = |text: &str| board.clone().play_turn_text(&rules, text).unwrap().actions;
+        let budget = ThreatBudget::work(50_000_000);
+        let choice = turn("build.g3.Ann");
+        let also_lost = turn("sac.y1.Belle,disc.r2.Gina.b2.Delos");
+        let lost_at_once = turn("sac.y1.Belle,move.y1.Ann.Joe");
+        let unrefuted = turn("pass");
+        let mut checker = ThreatChecker::default();
+        for lost in [&choice, &also_lost, &lost_at_once] {
+            assert_eq!(
+                checker.is_defence(&position, lost, &rules, budget),
+                Some(false)
+            );
+        }
+        let after = result_of(&position, &lost_at_once, &rules).unwrap();
+        assert!(Solver::default().can_win(&after, &rules));
+
+        let mut verifier =
+            RootVerifier::new(&SearchLimits::nodes(1_000), None, Instant::now(), 0.25);
+        verifier.threatened = true;
+        verifier.refuted = vec![choice.clone(), also_lost.clone()];
+        let reading = TreeReading {
+            best: Some(tree_turn(&position, &choice, &rules)),
+            candidates: [&choice, &also_lost, &lost_at_once, &unrefuted]
+                .into_iter()
+                .map(|actions| tree_turn(&position, actions, &rules))
+                .collect(),
+        };
+        let tree_choice = Choice {
+            actions: choice.clone(),
+            value: 0.0,
+            decision: Decision::Search,
+        };
+        let escaped = verifier
+            .safer_choice(&tree_choice, &reading, &position, &rules, budget)
+            .expect("a refuted choice is replaced");
+        assert_eq!(escaped.actions, unrefuted);
+        assert_eq!(escaped.decision, Decision::UnrefutedTurn);
+
+        // A choice no check refuted stands.
+        let unchecked = Choice {
+            actions: unrefuted.clone(),
+            ..tree_choice
+        };
+        verifier.refuted = vec![choice];
+        assert!(verifier
+            .escape(&unchecked, &reading, &position, &rules, budget)
+            .is_none());
     }
 }
