@@ -292,6 +292,30 @@ impl Sprt {
     }
 }
 
+impl Sprt {
+    /// The final SPRT line and verdict of a match that ended at `tally`,
+    /// having stopped at `decided` (the tally where the verdict was
+    /// reached), if it did. The verdict reached stands: the games that were
+    /// under way when it came can move the ratio back inside the bounds,
+    /// and a line saying "no decision" after a match stopped by its SPRT
+    /// would misreport it.
+    pub fn report(&self, tally: &Tally, decided: Option<Tally>) -> (String, SprtVerdict) {
+        match decided {
+            Some(decided) if decided != *tally => (
+                format!(
+                    "{} (at {} games; after all {}: llr {:.3})",
+                    self.line(&decided),
+                    decided.games(),
+                    tally.games(),
+                    self.llr(tally)
+                ),
+                self.verdict(&decided),
+            ),
+            _ => (self.line(tally), self.verdict(tally)),
+        }
+    }
+}
+
 impl fmt::Display for Sprt {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
@@ -324,6 +348,38 @@ mod tests {
         );
         assert!(tally.los() > 0.8 && tally.los() < 0.9);
         assert!((erf(1.0) - 0.842_700_79).abs() < 1e-6);
+    }
+
+    #[test]
+    fn the_verdict_that_stopped_a_match_stands() {
+        let sprt = Sprt {
+            elo0: 0.0,
+            elo1: 25.0,
+            alpha: 0.05,
+            beta: 0.05,
+        };
+        // A real case: H1 at 110-66-9, then a game under way was lost.
+        let decided = Tally {
+            wins: 110,
+            losses: 66,
+            draws: 9,
+        };
+        let ended = Tally {
+            losses: 67,
+            ..decided
+        };
+        assert_eq!(sprt.verdict(&decided), SprtVerdict::H1);
+        assert_eq!(sprt.verdict(&ended), SprtVerdict::Continue);
+        let (line, verdict) = sprt.report(&ended, Some(decided));
+        assert_eq!(verdict, SprtVerdict::H1);
+        assert!(
+            line.contains("H1 was accepted (at 185 games; after all 186: llr 2.905)"),
+            "{line}"
+        );
+        let (line, verdict) = sprt.report(&ended, None);
+        assert_eq!(verdict, SprtVerdict::Continue);
+        assert!(line.ends_with("no decision"), "{line}");
+        assert_eq!(sprt.report(&decided, Some(decided)).0, sprt.line(&decided));
     }
 
     #[test]

@@ -96,6 +96,10 @@ pub struct MatchResult {
     pub games: Vec<GameReport>,
     /// The SPRT verdict, when a test was requested.
     pub sprt: Option<SprtVerdict>,
+    /// The tally at which the SPRT reached its verdict and the match
+    /// stopped starting games; the games then under way still count in
+    /// `tally`, and may move the ratio back inside its bounds.
+    pub sprt_decided: Option<Tally>,
 }
 
 /// A name usable in SDG records and reports: letters, digits and `_`, not
@@ -258,7 +262,10 @@ pub fn run_match(
                 }
                 result.games.push(report);
                 if let Some(sprt) = &config.sprt {
-                    if sprt.verdict(&result.tally) != SprtVerdict::Continue {
+                    if result.sprt_decided.is_none()
+                        && sprt.verdict(&result.tally) != SprtVerdict::Continue
+                    {
+                        result.sprt_decided = Some(result.tally);
                         halted.store(true, Ordering::Relaxed);
                     }
                 }
@@ -271,8 +278,9 @@ pub fn run_match(
     let _ = writeln!(writer, "{}", result.tally.score_line(&names[0], &names[1]));
     let _ = writeln!(writer, "{}", result.tally.elo_line());
     if let Some(sprt) = &config.sprt {
-        let _ = writeln!(writer, "{}", sprt.line(&result.tally));
-        result.sprt = Some(sprt.verdict(&result.tally));
+        let (line, verdict) = sprt.report(&result.tally, result.sprt_decided);
+        let _ = writeln!(writer, "{line}");
+        result.sprt = Some(verdict);
     }
     let forfeits = result.games.iter().filter(|game| game.is_forfeit()).count();
     if forfeits > 0 {
