@@ -363,12 +363,18 @@ impl ThreatChecker {
     /// going, forces B's win: A's pass (if A may pass) loses at once, and no
     /// A turn refutes.
     fn forces(&mut self, result: &Position, rules: &Rules) -> Result<bool, OutOfBudget> {
-        let threatening = match passed(result, rules) {
-            Some(after_pass) => self.wins_at_once(&after_pass, rules)?,
-            None => true,
-        };
+        let threatening = self.threatens(result, rules)?;
         self.charge(1)?;
         Ok(threatening && !self.refuted(result, rules)?)
+    }
+
+    /// Whether A, to move in `result`, loses at once after a pass (or may
+    /// not pass): the cheap half of [`ThreatChecker::forces`].
+    fn threatens(&mut self, result: &Position, rules: &Rules) -> Result<bool, OutOfBudget> {
+        match passed(result, rules) {
+            Some(after_pass) => self.wins_at_once(&after_pass, rules),
+            None => Ok(true),
+        }
     }
 
     /// Whether one of the remembered winning plans, replayed by B to move in
@@ -386,11 +392,7 @@ impl ThreatChecker {
                 let Some(result) = checker.replayed(index, position, rules) else {
                     continue;
                 };
-                let threatening = match passed(&result, rules) {
-                    Some(after_pass) => checker.wins_at_once(&after_pass, rules)?,
-                    None => true,
-                };
-                if threatening {
+                if checker.threatens(&result, rules)? {
                     return Ok(true);
                 }
             }
@@ -1061,33 +1063,38 @@ impl RootVerifier {
             work: budget.work,
             deadline: budget.deadline.map(|_| Instant::now() + ESCAPE_TIME),
         };
-        self.checker.reset_work();
-        let tree = reading.turns().map(|turn| turn.actions.clone());
-        let untried = self.candidates[self.next_candidate.min(self.candidates.len())..]
+        let RootVerifier {
+            checker,
+            refuted,
+            candidates,
+            next_candidate,
+            deferred,
+            next_deferred,
+            ..
+        } = self;
+        checker.reset_work();
+        let tree = reading.turns().map(|turn| turn.actions.as_slice());
+        let untried = candidates[(*next_candidate).min(candidates.len())..]
             .iter()
-            .map(|(actions, _)| actions.clone());
-        let put_aside = self.deferred[self.next_deferred.min(self.deferred.len())..]
+            .map(|(actions, _)| actions.as_slice());
+        let put_aside = deferred[(*next_deferred).min(deferred.len())..]
             .iter()
-            .map(|&index| self.candidates[index].0.clone());
-        let turns: Vec<Vec<Action>> = tree.chain(untried).chain(put_aside).collect();
-        for actions in turns {
-            if self.refuted.contains(&actions) {
+            .map(|&index| candidates[index].0.as_slice());
+        for actions in tree.chain(untried).chain(put_aside) {
+            if refuted.iter().any(|turn| turn == actions) {
                 continue;
             }
-            let Some(result) = result_of(position, &actions, rules) else {
+            let Some(result) = result_of(position, actions, rules) else {
                 continue;
             };
-            match self
-                .checker
-                .within(budget, |checker| checker.wins_at_once(&result, rules))
-            {
+            match checker.within(budget, |checker| checker.wins_at_once(&result, rules)) {
                 Some(false) => {
                     let value = reading
                         .turns()
                         .find(|turn| turn.actions == actions)
                         .map_or(choice.value, |turn| turn.value);
                     return Some(Choice {
-                        actions,
+                        actions: actions.to_vec(),
                         value,
                         decision: Decision::UnrefutedTurn,
                     });
