@@ -53,19 +53,6 @@ impl TurnList {
         tunables: &Tunables,
         deadline: Option<Instant>,
     ) -> Option<TurnList> {
-        TurnList::list_until(position, rules, Some(tunables), deadline)
-    }
-
-    /// Lists every distinct turn, scoring each only when `tunables` are
-    /// given (unscored entries have score 0): the static evaluation of a
-    /// result costs more than listing it, and the classification in check
-    /// needs the scores of the few safe turns only.
-    fn list_until(
-        position: &Position,
-        rules: &Rules,
-        tunables: Option<&Tunables>,
-        deadline: Option<Instant>,
-    ) -> Option<TurnList> {
         let mover = position.side_to_move();
         let mut list = TurnList::default();
         let completed = TurnEnumerator::default().for_each_turn_until(
@@ -73,18 +60,23 @@ impl TurnList {
             rules,
             deadline,
             |actions, result, outcome| {
-                list.entries.push(TurnEntry {
-                    start: list.actions.len() as u32,
-                    length: actions.len() as u32,
-                    result: *result,
-                    outcome,
-                    score: tunables
-                        .map_or(0.0, |tunables| turn_score(result, outcome, mover, tunables)),
-                });
-                list.actions.extend_from_slice(actions);
+                let score = turn_score(result, outcome, mover, tunables);
+                list.push(actions, result, outcome, score);
             },
         );
         completed.then_some(list)
+    }
+
+    /// Appends one turn.
+    fn push(&mut self, actions: &[Action], result: &Position, outcome: Outcome, score: f32) {
+        self.entries.push(TurnEntry {
+            start: self.actions.len() as u32,
+            length: actions.len() as u32,
+            result: *result,
+            outcome,
+            score,
+        });
+        self.actions.extend_from_slice(actions);
     }
 
     /// The actions of entry `index`.
@@ -116,6 +108,12 @@ pub(crate) struct SafeTurns {
 impl SafeTurns {
     /// Classifies every turn, or gives up (`None`) at the deadline. The
     /// solver is exact, so "safe" is exact.
+    ///
+    /// The turns are classified as they are listed and only those a choice
+    /// can be made from are kept (the safe ones, wins and draws): in check
+    /// most of a position's tens of thousands of turns lose at once, and
+    /// storing each result costs more than deciding it. When every turn
+    /// loses, they are listed again with their scores.
     pub fn new_until(
         position: &Position,
         rules: &Rules,
@@ -123,48 +121,46 @@ impl SafeTurns {
         solver: &mut Solver,
         deadline: Option<Instant>,
     ) -> Option<SafeTurns> {
-        let mut list = TurnList::list_until(position, rules, None, deadline)?;
         let mover = position.side_to_move();
+        let mut list = TurnList::default();
         let mut safe = Vec::new();
         let mut wins = Vec::new();
         let mut draws = Vec::new();
-        for index in 0..list.entries.len() {
-            if index % 256 == 255 && deadline.is_some_and(|deadline| Instant::now() >= deadline) {
-                return None;
-            }
-            let entry = &list.entries[index];
-            match entry.outcome {
-                Outcome::Win(winner) if winner == mover => wins.push(index),
-                Outcome::Win(_) => {}
-                Outcome::Draw => draws.push(index),
-                Outcome::Ongoing => {
-                    if !solver.can_win(&entry.result, rules) {
-                        safe.push(index);
-                    }
+        let mut listed = 0usize;
+        let mut late = false;
+        let completed = TurnEnumerator::default().for_each_turn_while(
+            position,
+            rules,
+            deadline,
+            |actions, result, outcome| {
+                listed += 1;
+                if listed % 256 == 0 && deadline.is_some_and(|deadline| Instant::now() >= deadline)
+                {
+                    late = true;
+                    return false;
                 }
-            }
-        }
-        // Score what a choice can be made from: the safe turns, wins and
-        // draws, or every turn when all of them lose. Each class is then in
-        // score order, ties in listing order, as if scored and sorted first.
-        let everything = safe.is_empty() && wins.is_empty() && draws.is_empty();
-        for (count, entry) in list.entries.iter_mut().enumerate() {
-            if count % 256 == 255 && deadline.is_some_and(|deadline| Instant::now() >= deadline) {
-                return None;
-            }
-            let wanted = everything
-                || match entry.outcome {
-                    Outcome::Ongoing => false,
-                    Outcome::Win(winner) => winner == mover,
-                    Outcome::Draw => true,
+                let class = match outcome {
+                    Outcome::Win(winner) if winner == mover => &mut wins,
+                    Outcome::Win(_) => return true,
+                    Outcome::Draw => &mut draws,
+                    Outcome::Ongoing if solver.can_win_expected(result, rules) => return true,
+                    Outcome::Ongoing => &mut safe,
                 };
-            if wanted {
+                class.push(list.entries.len());
+                list.push(actions, result, outcome, 0.0);
+                true
+            },
+        );
+        if !completed || late {
+            return None;
+        }
+        if list.entries.is_empty() {
+            // Every turn loses: the choice is by score among all of them.
+            list = TurnList::new_until(position, rules, tunables, deadline)?;
+        } else {
+            for entry in &mut list.entries {
                 entry.score = turn_score(&entry.result, entry.outcome, mover, tunables);
             }
-        }
-        for &index in &safe {
-            let entry = &mut list.entries[index];
-            entry.score = turn_score(&entry.result, entry.outcome, mover, tunables);
         }
         let by_score = |indices: &mut Vec<usize>| {
             indices.sort_by(|&a, &b| list.entries[b].score.total_cmp(&list.entries[a].score));
@@ -178,6 +174,19 @@ impl SafeTurns {
             wins,
             draws,
         })
+    }
+
+    /// The safe turns, best score first, with their results.
+    pub fn safe_turns(&self) -> Vec<(Vec<Action>, Position)> {
+        self.safe
+            .iter()
+            .map(|&index| {
+                (
+                    self.list.actions(index).to_vec(),
+                    self.list.entries[index].result,
+                )
+            })
+            .collect()
     }
 
     /// Whether `hash` is the position after one of the safe turns.
@@ -503,6 +512,41 @@ mod tests {
         positions
     }
 
+    /// Start-of-turn positions of seeded games of the greedy player with a
+    /// random turn every third turn: greedy play attacks, so these games
+    /// reach positions in check, which random play seldom does.
+    fn attacking_game_positions(
+        games: u64,
+        turns: usize,
+        rules: &Rules,
+        tunables: &Tunables,
+    ) -> Vec<Position> {
+        let mut solver = Solver::default();
+        let mut positions = Vec::new();
+        for seed in 0..games {
+            let mut position = Position::start();
+            for turn in 0..turns as u64 {
+                let actions = if position.in_setup() {
+                    setup_turn(&position, rules, PlayerKind::Greedy, seed)
+                } else {
+                    positions.push(position);
+                    if turn % 7 == seed % 7 {
+                        random_turn(&position, rules, seed * 1_000 + turn)
+                    } else {
+                        greedy(&position, rules, tunables, &mut solver).actions
+                    }
+                };
+                for action in actions {
+                    position.try_apply(rules, action).unwrap();
+                }
+                if position.end_turn(rules).unwrap() != Outcome::Ongoing {
+                    break;
+                }
+            }
+        }
+        positions
+    }
+
     fn homeworld(star: &str, second: &str, ship: &str) -> Action {
         let piece = |code: &str| crate::rules::Piece::parse(code).unwrap();
         Action::Homeworld {
@@ -571,6 +615,68 @@ mod tests {
             };
             assert!(setup.matches(swapped));
         }
+    }
+
+    #[test]
+    fn the_classification_in_check_keeps_exactly_the_turns_not_lost_at_once() {
+        let rules = Rules::STANDARD;
+        let tunables = Tunables::default();
+        let mut solver = Solver::default();
+        let mut checked = 0;
+        for position in attacking_game_positions(300, 60, &rules, &tunables) {
+            if !solver.threatened(&position, &rules) {
+                continue;
+            }
+            checked += 1;
+            let mover = position.side_to_move();
+            let (mut safe, mut wins, mut draws) = (Vec::new(), Vec::new(), Vec::new());
+            // Distinct turns are told apart by their results.
+            TurnEnumerator::default().for_each_turn(&position, &rules, |_, result, outcome| {
+                match outcome {
+                    Outcome::Win(winner) if winner == mover => wins.push(result.hash()),
+                    Outcome::Win(_) => {}
+                    Outcome::Draw => draws.push(result.hash()),
+                    Outcome::Ongoing if solver.can_win(result, &rules) => {}
+                    Outcome::Ongoing => safe.push(result.hash()),
+                }
+            });
+            let analysis =
+                SafeTurns::new_until(&position, &rules, &tunables, &mut solver, None).unwrap();
+            let sorted = |indices: &[usize]| {
+                let mut results: Vec<u64> = indices
+                    .iter()
+                    .map(|&index| analysis.list.entries[index].result.hash())
+                    .collect();
+                results.sort_unstable();
+                results
+            };
+            for expected in [&mut safe, &mut wins, &mut draws] {
+                expected.sort_unstable();
+            }
+            assert_eq!(sorted(&analysis.safe), safe, "{position:?}");
+            assert_eq!(sorted(&analysis.wins), wins, "{position:?}");
+            assert_eq!(sorted(&analysis.draws), draws, "{position:?}");
+            let listed: Vec<Vec<Action>> = analysis
+                .safe_turns()
+                .into_iter()
+                .map(|(turn, _)| turn)
+                .collect();
+            let best_first: Vec<Vec<Action>> = analysis
+                .safe
+                .iter()
+                .map(|&index| analysis.list.actions(index).to_vec())
+                .collect();
+            assert_eq!(listed, best_first);
+            if safe.is_empty() && wins.is_empty() && draws.is_empty() {
+                // Every turn loses: all of them are listed to choose from.
+                let mut everything = 0;
+                TurnEnumerator::default().for_each_turn(&position, &rules, |_, _, _| {
+                    everything += 1;
+                });
+                assert_eq!(analysis.list.entries.len(), everything);
+            }
+        }
+        assert!(checked >= 10, "only {checked} positions in check");
     }
 
     #[test]

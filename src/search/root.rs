@@ -115,7 +115,13 @@ pub(super) fn choose(
             };
         }
     }
-    let mut choice = match &check.safe_turns {
+    // In check most turns lose at once: classifying them scores only the
+    // few safe ones, where `greedy` would score every turn.
+    let classified = match check.safe_turns {
+        None if check.in_check => SafeTurns::new_until(position, rules, tunables, solver, None),
+        analysis => analysis,
+    };
+    let mut choice = match &classified {
         Some(analysis) => analysis.greedy_choice(),
         None => greedy(position, rules, tunables, solver),
     };

@@ -30,6 +30,10 @@ const VERIFIED_CANDIDATES: usize = 16;
 /// `bestmove`.
 const STOPPED_CHECK_TIME: Duration = Duration::from_millis(20);
 
+/// The share of the planned time that classifying the root's turns in check
+/// may take (see `root::examine`).
+const IN_CHECK_LISTING_SHARE: f64 = 0.7;
+
 /// One call of [`Searcher::search`]: what to search, and when it started.
 struct Job<'a> {
     position: &'a Position,
@@ -211,8 +215,12 @@ impl Searcher {
             job.history.len() / 2,
             &tunables,
         );
-        // Listing the turns in check gets at most a third of the soft limit.
-        let deadline = plan.soft.map(|soft| job.start + soft / 3);
+        // Listing the turns in check gets most of the soft limit: when it
+        // runs out, the tree searches every turn, and if none it tried is
+        // safe the fallback classifies them all again, past the limit.
+        let deadline = plan
+            .soft
+            .map(|soft| job.start + soft.mul_f64(IN_CHECK_LISTING_SHARE));
         let solver = &mut self.solver;
         let check = match root::examine(position, &rules, &tunables, solver, deadline, job.start) {
             Examined::Decided(result) => return result,
@@ -224,6 +232,13 @@ impl Searcher {
             job.start,
             tunables[Tunable::CheckShare],
         );
+        if check.in_check {
+            let safe = check
+                .safe_turns
+                .as_ref()
+                .map(|analysis| analysis.safe_turns());
+            verifier.in_check(safe, &rules, &tunables);
+        }
         let grown = self.grow_tree(job, plan, &check, &mut verifier, on_info);
         let Some((reading, mut info)) = grown else {
             // The tree cannot hold even the root.

@@ -85,6 +85,23 @@ impl Solver {
         self.run(position, rules)
     }
 
+    /// [`Solver::can_win`] for callers whose answer is mostly yes: the
+    /// remembered wins are replayed before the cheap bound is computed.
+    /// Classifying the turns in check asks it of every turn, and most leave
+    /// the threat standing. The answer, and what the solver remembers, are
+    /// the same as `can_win`'s: a replayed win exists only where the bound
+    /// allows one.
+    pub fn can_win_expected(&mut self, position: &Position, rules: &Rules) -> bool {
+        self.limit = u64::MAX;
+        self.states = 0;
+        self.exhausted = false;
+        self.path.clear();
+        if position.in_setup() {
+            return false;
+        }
+        self.replay_win(position, rules) || self.run(position, rules)
+    }
+
     /// Like [`Solver::can_win`] but gives up after visiting `limit` states,
     /// answering `None` (unknown). The tree uses it so that one pathological
     /// node cannot stall a search; an answer it does give is exact.

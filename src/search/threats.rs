@@ -91,6 +91,17 @@ impl ThreatBudget {
 /// Why a check stopped without an answer.
 struct OutOfBudget;
 
+/// `items` reordered by `keyed` (a key and an index into `items` each):
+/// lowest key first, ties in index order.
+fn lowest_key_first<T>(items: Vec<T>, mut keyed: Vec<(f32, usize)>) -> Vec<T> {
+    keyed.sort_by(|left, right| left.0.total_cmp(&right.0).then(left.1.cmp(&right.1)));
+    let mut items: Vec<Option<T>> = items.into_iter().map(Some).collect();
+    keyed
+        .into_iter()
+        .filter_map(|(_, index)| items[index].take())
+        .collect()
+}
+
 /// The side to move's turns as candidate defences (see
 /// [`ThreatChecker::candidates`]).
 #[derive(Default)]
@@ -264,15 +275,11 @@ impl ThreatChecker {
                 _ => {}
             }
         }
-        keyed.sort_by(|left, right| left.0.total_cmp(&right.0).then(left.1.cmp(&right.1)));
-        let mut turns: Vec<Option<(Vec<Action>, Position)>> = turns
+        let turns = turns
             .into_iter()
-            .map(|(actions, result, _)| Some((actions, result)))
+            .map(|(actions, result, _)| (actions, result))
             .collect();
-        let turns = keyed
-            .into_iter()
-            .filter_map(|(_, index)| turns[index].take())
-            .collect();
+        let turns = lowest_key_first(turns, keyed);
         Some(Candidates { found, turns })
     }
 
@@ -714,6 +721,37 @@ impl RootVerifier {
                 .filter(|_| !limits.infinite)
                 .map(|movetime| start + movetime),
         }
+    }
+
+    /// Gives the defence search its candidates from the root's in-check
+    /// classification: the turns that do not lose at once, which are the
+    /// only possible defences, ordered like [`ThreatChecker::candidates`]
+    /// orders its listing. A root in check can have tens of thousands of
+    /// turns, and listing them again here took the search's time. With
+    /// `None` (in check, but the classification ran out of time) the defence
+    /// search is not run at all: its listing would take longer still.
+    pub(super) fn in_check(
+        &mut self,
+        safe: Option<Vec<(Vec<Action>, Position)>>,
+        rules: &Rules,
+        tunables: &Tunables,
+    ) {
+        self.listed = true;
+        let Some(safe) = safe else {
+            self.seek_over = true;
+            return;
+        };
+        let keyed = safe
+            .iter()
+            .enumerate()
+            .map(|(index, (_, result))| {
+                (
+                    super::static_evaluation_with(result, rules, tunables),
+                    index,
+                )
+            })
+            .collect();
+        self.candidates = lowest_key_first(safe, keyed);
     }
 
     /// The time the checks took, which the search adds to its limits: at
@@ -1192,5 +1230,42 @@ mod tests {
         assert!(verifier
             .escape(&unchecked, &reading, &position, &rules, budget)
             .is_none());
+    }
+
+    #[test]
+    fn in_check_the_defence_search_tries_the_classified_turns_best_first() {
+        let rules = Rules::STANDARD;
+        let tunables = Tunables::default();
+        let board = hwpn::parse(THREATENED).unwrap();
+        let position = board.position;
+        let turns: Vec<(Vec<Action>, Position)> =
+            ["pass", "build.g3.Ann", "sac.y1.Belle,disc.r2.Gina.b2.Delos"]
+                .into_iter()
+                .map(|text| {
+                    let actions = board.clone().play_turn_text(&rules, text).unwrap().actions;
+                    let result = result_of(&position, &actions, &rules).unwrap();
+                    (actions, result)
+                })
+                .collect();
+        let limits = SearchLimits::nodes(1_000);
+        let mut verifier = RootVerifier::new(&limits, None, Instant::now(), 0.125);
+        verifier.in_check(Some(turns.clone()), &rules, &tunables);
+        assert!(!verifier.seek_over);
+        let keys: Vec<f32> = verifier
+            .candidates
+            .iter()
+            .map(|(_, result)| super::super::static_evaluation_with(result, &rules, &tunables))
+            .collect();
+        assert!(keys.windows(2).all(|pair| pair[0] <= pair[1]), "{keys:?}");
+        let mut listed: Vec<u64> = verifier.candidates.iter().map(|(_, r)| r.hash()).collect();
+        let mut given: Vec<u64> = turns.iter().map(|(_, result)| result.hash()).collect();
+        listed.sort_unstable();
+        given.sort_unstable();
+        assert_eq!(listed, given);
+
+        // Without a classification the root's turns are not listed again.
+        let mut unlisted = RootVerifier::new(&limits, None, Instant::now(), 0.125);
+        unlisted.in_check(None, &rules, &tunables);
+        assert!(unlisted.seek_over && unlisted.candidates.is_empty());
     }
 }
