@@ -1085,6 +1085,48 @@ mod tests {
         assert!(outside_proofs > 0, "no proof marked from outside");
     }
 
+    #[test]
+    fn a_sampled_histogram_picks_about_the_threshold_of_the_whole_tree() {
+        // A recycle in a large tree counts every few nodes only; the
+        // threshold must still free about what counting all would.
+        let busy = position(
+            &[
+                ("g3b1", "y3", ""),
+                ("r2g1", "", "r1y1g1b1b3"),
+                ("b2", "", "g2b3"),
+                ("g2", "", "g2g3"),
+                ("y3", "", "y1g1g3"),
+            ],
+            1,
+        );
+        let (tree, _) = grow_in(
+            Tree::with_megabytes(8),
+            busy,
+            &[],
+            Backup::neutral(),
+            1_000_000,
+        );
+        assert!(tree.wants_recycle());
+        let (nodes, edges) = (tree.allocated_nodes(), tree.allocated_edges());
+        let exact = tree.recycle_threshold_sampled(nodes, edges, 1);
+        let kept = |threshold: u32| {
+            (1..nodes as u32)
+                .filter(|&index| tree.node(index).visits.load(Ordering::Relaxed) >= threshold)
+                .map(|index| tree.node(index).children().1 as u64)
+                .sum::<u64>()
+        };
+        assert!(exact > 2, "a threshold of {exact} says little");
+        for stride in [3, 7, 15] {
+            let sampled = tree.recycle_threshold_sampled(nodes, edges, stride);
+            let (exact_kept, sampled_kept) = (kept(exact), kept(sampled));
+            assert!(
+                sampled_kept * 4 >= exact_kept * 3 && sampled_kept * 3 <= exact_kept * 4,
+                "one node in {stride}: threshold {sampled} keeps {sampled_kept} edges, \
+                 all nodes: {exact} keeps {exact_kept}"
+            );
+        }
+    }
+
     /// Runs the bare tree with plain backups and returns the root's proof
     /// and mean value for the side to move.
     fn bare_tree(position: Position, iterations: u32) -> (u8, f32) {
