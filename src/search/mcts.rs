@@ -980,10 +980,9 @@ mod tests {
         nodes
     }
 
-    #[test]
-    fn a_recycle_keeps_statistics_proofs_and_the_table_consistent() {
-        // Two middle games grown in 1 MB until the tree wants a recycle.
-        let busy = position(
+    /// A middle game with many turns, whose tree fills fast.
+    fn busy_position() -> Position {
+        position(
             &[
                 ("g3b1", "y3", ""),
                 ("r2g1", "", "r1y1g1b1b3"),
@@ -992,7 +991,13 @@ mod tests {
                 ("y3", "", "y1g1g3"),
             ],
             1,
-        );
+        )
+    }
+
+    #[test]
+    fn a_recycle_keeps_statistics_proofs_and_the_table_consistent() {
+        // Two middle games grown in 1 MB until the tree wants a recycle.
+        let busy = busy_position();
         let sacrifice = position(
             &[
                 ("g3b1", "r1r2y1y2", ""),
@@ -1045,7 +1050,7 @@ mod tests {
                 });
             let before = reachable(&tree, root);
             proofs += before.iter().filter(|node| node.3 != UNPROVEN).count();
-            let recycled = tree.recycle(root).expect("the root is node 1");
+            let recycled = tree.recycle(root, false).expect("the root is node 1");
             assert!(recycled.nodes_after < recycled.nodes_before);
             assert!(recycled.nodes_after <= tree.node_capacity() * 6 / 10);
             assert!(!tree.wants_recycle());
@@ -1086,19 +1091,58 @@ mod tests {
     }
 
     #[test]
+    fn a_parallel_recycle_leaves_the_tree_a_serial_one_leaves() {
+        // Large enough that every pass splits into several pieces.
+        let busy = busy_position();
+        let grown = || {
+            grow_in(
+                Tree::with_megabytes(40),
+                busy,
+                &[],
+                Backup::neutral(),
+                10_000_000,
+            )
+        };
+        let (serial, root) = grown();
+        let (parallel, _) = grown();
+        assert!(serial.wants_recycle());
+        assert!(serial.allocated_nodes() > 3 * PASS_PIECE);
+        let before = reachable(&serial, root);
+        assert_eq!(before, reachable(&parallel, root));
+        let serial_recycled = serial.recycle(root, false).unwrap();
+        let parallel_recycled = parallel.recycle(root, true).unwrap();
+        assert_eq!(serial_recycled, parallel_recycled);
+        assert!(serial_recycled.nodes_after * 2 < serial_recycled.nodes_before);
+        let after = reachable(&serial, root);
+        assert_eq!(after, reachable(&parallel, root));
+        assert!(
+            after.iter().all(|node| node.4),
+            "a survivor is not in the table"
+        );
+        for index in 1..serial.allocated_edges() as u32 {
+            let (one, other) = (serial.edge(index), parallel.edge(index));
+            assert_eq!(
+                (
+                    one.action.load(Ordering::Relaxed),
+                    one.child.load(Ordering::Relaxed)
+                ),
+                (
+                    other.action.load(Ordering::Relaxed),
+                    other.child.load(Ordering::Relaxed)
+                )
+            );
+        }
+        // Both grow on alike.
+        let (serial, _) = grow_in(serial, busy, &[], Backup::neutral(), 2_000);
+        let (parallel, _) = grow_in(parallel, busy, &[], Backup::neutral(), 2_000);
+        assert_eq!(reachable(&serial, root), reachable(&parallel, root));
+    }
+
+    #[test]
     fn a_sampled_histogram_picks_about_the_threshold_of_the_whole_tree() {
         // A recycle in a large tree counts every few nodes only; the
         // threshold must still free about what counting all would.
-        let busy = position(
-            &[
-                ("g3b1", "y3", ""),
-                ("r2g1", "", "r1y1g1b1b3"),
-                ("b2", "", "g2b3"),
-                ("g2", "", "g2g3"),
-                ("y3", "", "y1g1g3"),
-            ],
-            1,
-        );
+        let busy = busy_position();
         let (tree, _) = grow_in(
             Tree::with_megabytes(8),
             busy,
@@ -1198,16 +1242,7 @@ mod tests {
         // and, with a high prior, took the most visits and was played.
         let rules = Rules::STANDARD;
         let tunables = Tunables::default();
-        let root = position(
-            &[
-                ("g3b1", "y3", ""),
-                ("r2g1", "", "r1y1g1b1b3"),
-                ("b2", "", "g2b3"),
-                ("g2", "", "g2g3"),
-                ("y3", "", "y1g1g3"),
-            ],
-            1,
-        );
+        let root = busy_position();
         let repeated = position(
             &[
                 ("g3b1", "y3", ""),

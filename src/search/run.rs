@@ -130,7 +130,7 @@ fn recycle(shared: &Shared, gate: Option<(&Gate, usize)>) -> bool {
     let mut recycled = None;
     let mut work = || {
         if !shared.stopping() {
-            recycled = shared.tree.recycle(shared.root);
+            recycled = shared.tree.recycle(shared.root, gate.is_some());
         }
     };
     match gate {

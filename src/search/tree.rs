@@ -53,10 +53,12 @@
 //!   published with a compare-and-swap, so readers never see half a node.
 
 use std::alloc::{alloc_zeroed, dealloc, Layout};
-use std::ops::Deref;
+use std::ops::{Deref, Range};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, AtomicU8, Ordering};
 use std::sync::Mutex;
+
+use rayon::prelude::*;
 
 use crate::rules::position::mix;
 use crate::rules::{Position, Slot, HOME_SLOTS, SLOT_COUNT};
@@ -440,6 +442,26 @@ fn class_floor(class: usize) -> u32 {
     }
 }
 
+/// Elements of an arena one piece of a parallel recycle pass covers.
+pub(crate) const PASS_PIECE: usize = 1 << 16;
+
+/// Runs `work` over `start..end` in pieces on rayon's global pool when
+/// `parallel`, else at once on this thread. A recycle during a search with
+/// helpers runs while they wait at a barrier, so the machine's other cores
+/// are idle and the passes whose elements are independent share them; a
+/// search on one thread stays on one, as its reproducibility needs.
+fn for_pieces(start: usize, end: usize, parallel: bool, work: impl Fn(Range<usize>) + Sync) {
+    if parallel && end > start + PASS_PIECE {
+        (start..end)
+            .step_by(PASS_PIECE)
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .for_each(|first| work(first..(first + PASS_PIECE).min(end)));
+    } else if start < end {
+        work(start..end);
+    }
+}
+
 /// Nodes a thread takes from the arena at a time.
 const NODE_CHUNK: u32 = 64;
 /// Edges a thread takes from the arena at a time.
@@ -784,7 +806,7 @@ impl Tree {
     pub fn clear(&mut self) {
         let nodes = self.allocated_nodes();
         let edges = self.allocated_edges();
-        self.clear_table(nodes);
+        self.clear_table(nodes, false);
         self.nodes.zero_prefix(nodes);
         self.edges.zero_prefix(edges);
         self.next_node.store(1, Ordering::Relaxed);
@@ -807,28 +829,33 @@ impl Tree {
     /// `node_count`: entry by entry when they are few (so that a small tree
     /// in a large budget never touches, and commits, the whole table), else
     /// all at once.
-    fn clear_table(&self, node_count: usize) {
+    fn clear_table(&self, node_count: usize, parallel: bool) {
         if node_count * 8 > self.table.len() {
-            for entry in self.table.iter() {
-                entry.store(0, Ordering::Relaxed);
-            }
+            for_pieces(0, self.table.len(), parallel, |range| {
+                for entry in &self.table[range] {
+                    entry.store(0, Ordering::Relaxed);
+                }
+            });
             return;
         }
         let mask = self.table.len() - 1;
-        for node in 1..node_count as u32 {
-            let key = self.node(node).key.load(Ordering::Relaxed);
-            let mut index = key as usize & mask;
-            for _ in 0..PROBE_LIMIT {
-                // Entries removed earlier may have left gaps in this probe
-                // sequence, so a zero does not end the search here.
-                let entry = self.table[index].load(Ordering::Relaxed);
-                if entry != 0 && entry as u32 == node {
-                    self.table[index].store(0, Ordering::Relaxed);
-                    break;
+        // Each entry holds one node, so pieces never clear the same entry.
+        for_pieces(1, node_count, parallel, |range| {
+            for node in range.start as u32..range.end as u32 {
+                let key = self.node(node).key.load(Ordering::Relaxed);
+                let mut index = key as usize & mask;
+                for _ in 0..PROBE_LIMIT {
+                    // Entries removed earlier may have left gaps in this probe
+                    // sequence, so a zero does not end the search here.
+                    let entry = self.table[index].load(Ordering::Relaxed);
+                    if entry != 0 && entry as u32 == node {
+                        self.table[index].store(0, Ordering::Relaxed);
+                        break;
+                    }
+                    index = (index + 1) & mask;
                 }
-                index = (index + 1) & mask;
             }
-        }
+        });
     }
 
     /// Keeps only what `root` can reach, sliding the survivors to the front
@@ -842,10 +869,10 @@ impl Tree {
             self.clear();
             return 0;
         }
-        self.clear_table(node_count);
+        self.clear_table(node_count, false);
         self.move_to_front(root, edge_count);
-        let (nodes, _) = self.slide(node_count, edge_count, 0, 0);
-        self.publish_all(nodes);
+        let (nodes, _) = self.slide(node_count, edge_count, 0, 0, false);
+        self.publish_all(nodes, false);
         1
     }
 
@@ -866,16 +893,23 @@ impl Tree {
     /// the threads share the tree by reference; every write is an atomic
     /// store, so breaking the contract garbles the tree but is not undefined
     /// behaviour.
-    pub fn recycle(&self, root: u32) -> Option<Recycled> {
+    ///
+    /// With `parallel` the passes over independent nodes, edges or table
+    /// entries run on rayon's global pool (the search's helpers wait
+    /// meanwhile, so their cores are free): the same tree comes out, except
+    /// that of two nodes with one key (rare: a node stays private when the
+    /// table has no room for it) either may be the one the table finds.
+    pub fn recycle(&self, root: u32, parallel: bool) -> Option<Recycled> {
         let node_count = self.allocated_nodes();
         let edge_count = self.allocated_edges();
         if root != 1 || node_count <= 1 {
             return None;
         }
         let threshold = self.recycle_threshold(node_count, edge_count);
-        self.clear_table(node_count);
-        let (nodes, edges) = self.slide(node_count, edge_count, threshold, PRINCIPAL_NODES);
-        self.publish_all(nodes);
+        self.clear_table(node_count, parallel);
+        let (nodes, edges) =
+            self.slide(node_count, edge_count, threshold, PRINCIPAL_NODES, parallel);
+        self.publish_all(nodes, parallel);
         Some(Recycled {
             nodes_before: node_count as u64 - 1,
             nodes_after: nodes as u64 - 1,
@@ -978,10 +1012,15 @@ impl Tree {
         edge_count: usize,
         threshold: u32,
         principal: usize,
+        parallel: bool,
     ) -> (u32, u32) {
-        for index in 1..node_count as u32 {
-            self.node(index).virtual_loss.store(0, Ordering::Relaxed);
-        }
+        for_pieces(1, node_count, parallel, |range| {
+            for index in range {
+                self.node(index as u32)
+                    .virtual_loss
+                    .store(0, Ordering::Relaxed);
+            }
+        });
         // The principal line keeps its children whatever its visits.
         let mut line = 1u32;
         for _ in 0..principal {
@@ -1040,17 +1079,45 @@ impl Tree {
                 }
             }
         }
-        // Number the marked nodes in address order.
+        // Number the marked nodes in address order: count them a piece at a
+        // time, then number each piece from the sum of the counts before it.
+        let pieces: Vec<usize> = (1..node_count).step_by(PASS_PIECE).collect();
+        let marked = |first: usize| {
+            let end = (first + PASS_PIECE).min(node_count);
+            (first..end)
+                .filter(|&index| {
+                    self.node(index as u32).virtual_loss.load(Ordering::Relaxed) & MARKED != 0
+                })
+                .count() as u32
+        };
+        let counts: Vec<u32> = if parallel {
+            pieces.par_iter().map(|&first| marked(first)).collect()
+        } else {
+            pieces.iter().map(|&first| marked(first)).collect()
+        };
+        let mut starts = Vec::with_capacity(counts.len());
         let mut next = 1u32;
-        for index in 1..node_count as u32 {
-            let marks = &self.node(index).virtual_loss;
-            let mark = marks.load(Ordering::Relaxed);
-            if mark & MARKED != 0 {
-                marks.store(next | (mark & KEEP_CHILDREN), Ordering::Relaxed);
-                next += 1;
-            } else {
-                marks.store(0, Ordering::Relaxed);
+        for count in counts {
+            starts.push(next);
+            next += count;
+        }
+        let number = |(first, start): (&usize, &u32)| {
+            let mut next = *start;
+            for index in *first..(*first + PASS_PIECE).min(node_count) {
+                let marks = &self.node(index as u32).virtual_loss;
+                let mark = marks.load(Ordering::Relaxed);
+                if mark & MARKED != 0 {
+                    marks.store(next | (mark & KEEP_CHILDREN), Ordering::Relaxed);
+                    next += 1;
+                } else {
+                    marks.store(0, Ordering::Relaxed);
+                }
             }
+        };
+        if parallel {
+            pieces.par_iter().zip(&starts).for_each(number);
+        } else {
+            pieces.iter().zip(&starts).for_each(number);
         }
         // Slide the kept edge blocks down in address order, pointing their
         // edges at the children's new numbers.
@@ -1072,7 +1139,11 @@ impl Tree {
                     }
                 }
             }
-            blocks.sort_unstable();
+            if parallel {
+                blocks.par_sort_unstable();
+            } else {
+                blocks.sort_unstable();
+            }
             for &entry in blocks.iter() {
                 let (first, owner) = ((entry >> 32) as u32, entry as u32);
                 let node = self.node(owner);
@@ -1125,12 +1196,16 @@ impl Tree {
                 from.virtual_loss.store(0, Ordering::Relaxed);
             }
         }
-        for index in next..node_count as u32 {
-            self.node(index).clear();
-        }
-        for index in next_edge..edge_count as u32 {
-            self.edge(index).clear();
-        }
+        for_pieces(next as usize, node_count, parallel, |range| {
+            for index in range {
+                self.node(index as u32).clear();
+            }
+        });
+        for_pieces(next_edge as usize, edge_count, parallel, |range| {
+            for index in range {
+                self.edge(index as u32).clear();
+            }
+        });
         self.next_node.store(next, Ordering::Relaxed);
         self.next_edge.store(next_edge, Ordering::Relaxed);
         self.full.store(false, Ordering::Relaxed);
@@ -1152,11 +1227,13 @@ impl Tree {
     }
 
     /// Publishes every node below `node_count` in the (empty) table.
-    fn publish_all(&self, node_count: u32) {
-        for index in 1..node_count {
-            let key = self.node(index).key.load(Ordering::Relaxed);
-            self.publish(key, index);
-        }
+    fn publish_all(&self, node_count: u32, parallel: bool) {
+        for_pieces(1, node_count as usize, parallel, |range| {
+            for index in range {
+                let key = self.node(index as u32).key.load(Ordering::Relaxed);
+                self.publish(key, index as u32);
+            }
+        });
     }
 }
 
