@@ -1,0 +1,23 @@
+#!/bin/bash
+# The UCI_Elo calibration of README ("Playing strength"): 11 matches of G games
+# (default 128: the 64 openings, both seats), --max-turns 150, two at once.
+# usage: benches/scripts/calibrate.sh [ENGINE] > calibration.log
+# then:  python3 benches/scripts/fit_elo.py calibration.log
+B=${1:-target/release/supernova}
+G=${G:-128}
+lvl() { echo "--engine name=L$1 option.UCI_LimitStrength=true option.UCI_Elo=$1 nodes=100000"; }
+full() { echo "--engine name=full$1 nodes=$1"; }
+run() { name=$1; shift; echo "== $name: $*"; $B match "$@" --games $G --max-turns 150 --concurrency 2 2>&1 | grep -E "^Score of|^Elo" | tail -2; }
+
+run A1 $(full 1000) $(full 300)
+run A2 $(full 300) $(full 100)
+run A3 $(full 100) $(full 30)
+run M4 $(lvl 2000) $(full 1000)
+run M5 $(lvl 1750) $(full 300)
+run M6 $(lvl 1630) $(full 300)
+run M7 $(lvl 1350) $(full 100)
+run M8 $(lvl 1260) $(full 100)
+run M10 $(lvl 1160) $(full 30)
+run C1 $(lvl 1750) $(lvl 2000)
+run C2 $(lvl 1350) $(lvl 1630)
+echo "== done"
