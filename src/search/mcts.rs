@@ -1091,7 +1091,7 @@ mod tests {
     }
 
     #[test]
-    fn a_parallel_recycle_leaves_the_tree_a_serial_one_leaves() {
+    fn a_parallel_recycle_or_compaction_leaves_the_tree_a_serial_one_leaves() {
         // Large enough that every pass splits into several pieces.
         let busy = busy_position();
         let grown = || {
@@ -1134,8 +1134,21 @@ mod tests {
         }
         // Both grow on alike.
         let (serial, _) = grow_in(serial, busy, &[], Backup::neutral(), 2_000);
-        let (parallel, _) = grow_in(parallel, busy, &[], Backup::neutral(), 2_000);
+        let (mut parallel, _) = grow_in(parallel, busy, &[], Backup::neutral(), 2_000);
         assert_eq!(reachable(&serial, root), reachable(&parallel, root));
+        // And so does a compaction around another node, as between turns.
+        let (first, count, _) = serial.node(root).children();
+        let next = (first..first + count)
+            .map(|edge| serial.edge(edge).child.load(Ordering::Relaxed))
+            .find(|&child| child != 0 && serial.node(child).children().1 > 0)
+            .expect("an expanded child");
+        let mut serial = serial;
+        assert!(serial.allocated_nodes() > PASS_PIECE);
+        assert_eq!(serial.compact(next, false), parallel.compact(next, true));
+        let after = reachable(&serial, 1);
+        assert!(after.len() > 1 && after.iter().all(|node| node.4));
+        assert_eq!(after, reachable(&parallel, 1));
+        assert_eq!(serial.allocated_edges(), parallel.allocated_edges());
     }
 
     #[test]

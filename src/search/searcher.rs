@@ -367,7 +367,7 @@ impl Searcher {
                     // tree: compacting would cost a pass over it for
                     // nothing (what it would free, a recycle frees).
                     if node != 1 || delta != 0 {
-                        self.tree.compact(node);
+                        self.tree.compact(node, self.options.threads > 1);
                     }
                     return turn;
                 }

@@ -861,18 +861,21 @@ impl Tree {
     /// Keeps only what `root` can reach, sliding the survivors to the front
     /// of both arenas and rebuilding the table; the root becomes node 1,
     /// which this returns. Used between turns so that tree reuse never leaks
-    /// the branches that were not played. Needs exclusive access.
-    pub fn compact(&mut self, root: u32) -> u32 {
+    /// the branches that were not played. Needs exclusive access. With
+    /// `parallel`, as in [`Tree::recycle`], the independent passes run on
+    /// rayon's global pool (a search with several threads, whose cores are
+    /// idle between turns).
+    pub fn compact(&mut self, root: u32, parallel: bool) -> u32 {
         let node_count = self.allocated_nodes();
         let edge_count = self.allocated_edges();
         if root == 0 || root as usize >= node_count {
             self.clear();
             return 0;
         }
-        self.clear_table(node_count, false);
-        self.move_to_front(root, edge_count);
-        let (nodes, _) = self.slide(node_count, edge_count, 0, 0, false);
-        self.publish_all(nodes, false);
+        self.clear_table(node_count, parallel);
+        self.move_to_front(root, edge_count, parallel);
+        let (nodes, _) = self.slide(node_count, edge_count, 0, 0, parallel);
+        self.publish_all(nodes, parallel);
         1
     }
 
@@ -983,19 +986,21 @@ impl Tree {
 
     /// Makes `root` node 1 by exchanging it with node 1 and rewriting the
     /// child pointers to either. The table must be empty.
-    fn move_to_front(&self, root: u32, edge_count: usize) {
+    fn move_to_front(&self, root: u32, edge_count: usize, parallel: bool) {
         if root == 1 {
             return;
         }
         self.node(1).swap(self.node(root));
-        for index in 1..edge_count as u32 {
-            let child = &self.edge(index).child;
-            match child.load(Ordering::Relaxed) {
-                1 => child.store(root, Ordering::Relaxed),
-                old if old == root => child.store(1, Ordering::Relaxed),
-                _ => {}
+        for_pieces(1, edge_count, parallel, |range| {
+            for index in range {
+                let child = &self.edge(index as u32).child;
+                match child.load(Ordering::Relaxed) {
+                    1 => child.store(root, Ordering::Relaxed),
+                    old if old == root => child.store(1, Ordering::Relaxed),
+                    _ => {}
+                }
             }
-        }
+        });
     }
 
     /// The sliding compaction behind [`Tree::compact`] and
