@@ -93,13 +93,7 @@ impl Solver {
     /// allows one.
     pub fn can_win_expected(&mut self, position: &Position, rules: &Rules) -> bool {
         self.limit = u64::MAX;
-        self.states = 0;
-        self.exhausted = false;
-        self.path.clear();
-        if position.in_setup() {
-            return false;
-        }
-        self.replay_win(position, rules) || self.run(position, rules)
+        self.run_replaying_first(position, rules, true)
     }
 
     /// Like [`Solver::can_win`] but gives up after visiting `limit` states,
@@ -138,13 +132,30 @@ impl Solver {
     }
 
     fn run(&mut self, position: &Position, rules: &Rules) -> bool {
+        self.run_replaying_first(position, rules, false)
+    }
+
+    /// [`Solver::run`], replaying the remembered wins before the bound
+    /// (`may_win`) when `replay_first`, after it otherwise.
+    fn run_replaying_first(
+        &mut self,
+        position: &Position,
+        rules: &Rules,
+        replay_first: bool,
+    ) -> bool {
         self.states = 0;
         self.exhausted = false;
         self.path.clear();
-        if position.in_setup() || !may_win(position, rules) {
+        if position.in_setup() {
             return false;
         }
-        if self.replay_win(position, rules) {
+        if replay_first && self.replay_win(position, rules) {
+            return true;
+        }
+        if !may_win(position, rules) {
+            return false;
+        }
+        if !replay_first && self.replay_win(position, rules) {
             return true;
         }
         self.visited.clear();
