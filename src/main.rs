@@ -349,7 +349,9 @@ enum Command {
         files: Vec<PathBuf>,
     },
     /// Fit the action priors' weights to the turns people played (maximum
-    /// likelihood, held-out games reported) and print them as `name value`.
+    /// likelihood, held-out games reported) and print them as `name value`;
+    /// with --search, to the visit counts of the engine's own searches from
+    /// the records' positions instead.
     Priors {
         /// Rule profile: standard, sdg or cli (SDG records need sdg).
         #[arg(long, default_value = "sdg")]
@@ -357,6 +359,18 @@ enum Command {
         /// At most this many decisions (a seeded sample) are used.
         #[arg(long, default_value_t = 40_000)]
         max_steps: usize,
+        /// Fit to what a search of this many iterations prefers (one thread,
+        /// the bare tree), at every node it visited --min-visits times; 0:
+        /// fit to the turns people played.
+        #[arg(long, default_value_t = 0)]
+        search: u64,
+        /// With --search: the start-of-turn positions searched (a seeded
+        /// sample of the records').
+        #[arg(long, default_value_t = 2000)]
+        positions: usize,
+        /// With --search: the visits a node needs to give a target.
+        #[arg(long, default_value_t = 100)]
+        min_visits: u32,
         /// Seed of the sample.
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -1105,11 +1119,20 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
         Some(Command::Priors {
             rules,
             max_steps,
+            search,
+            positions,
+            min_visits,
             seed,
             files,
         }) => {
             let records = read_records(&files)?;
-            let fit = supernova::tools::priors::fit_priors(&records, &rules, max_steps, seed);
+            let fit = if search > 0 {
+                supernova::tools::priors::fit_priors_to_search(
+                    &records, &rules, positions, search, min_visits, seed,
+                )
+            } else {
+                supernova::tools::priors::fit_priors(&records, &rules, max_steps, seed)
+            };
             let mut out = stdout.lock();
             writeln!(
                 out,

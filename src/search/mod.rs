@@ -64,6 +64,7 @@
 //! bounded memory ([`SearchInfo::recycles`] counts the recycles).
 
 pub mod bench;
+mod distill;
 mod eval;
 mod extract;
 mod facts;
@@ -90,6 +91,7 @@ pub mod tunables;
 
 use crate::rules::{Position, Rules};
 
+pub use distill::{visit_targets, VisitTarget};
 pub use network::{NetworkError, ValueNetwork};
 pub use options::{Clock, PlayerKind, SearchLimits, SearchOptions, DEFAULT_HASH_MB};
 pub use played_setups::{PlayedSetup, PLAYED_SETUPS};

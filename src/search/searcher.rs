@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use rayon::{ThreadPool, ThreadPoolBuilder};
 
 use super::info::{collect_info, TreeReading};
-use super::mcts::{Backup, Shared, Worker};
+use super::mcts::{Backup, Selection, Shared, Worker};
 use super::options::{PlayerKind, SearchLimits, SearchOptions};
 use super::players;
 use super::report::{Decision, SearchInfo, SearchResult};
@@ -334,6 +334,7 @@ impl Searcher {
             backup,
             recycles: AtomicU32::new(0),
             exclusive: self.options.threads <= 1,
+            selection: Selection::new(tunables),
         };
         let threads = self.options.threads.max(1);
         let multi_pv = self.options.multi_pv.max(1);

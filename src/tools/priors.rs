@@ -22,7 +22,7 @@ use rayon::prelude::*;
 use super::train::is_held_out;
 use crate::record::GameRecord;
 use crate::rules::{Position, Rules, TurnState};
-use crate::search::{child_logits, Tunables};
+use crate::search::{child_logits, visit_targets, Tunables};
 
 /// The tunables the fit changes: every prior logit weight (not the
 /// temperature, which only rescales them).
@@ -44,13 +44,15 @@ pub const FITTED: [&str; 14] = [
 ];
 
 /// One decision: the children's logits as a constant plus a sparse linear
-/// part in the fitted weights, and which child was chosen.
+/// part in the fitted weights, and the target: the child a player chose
+/// (weight 1), or the share of a search's visits each child got.
 struct Step {
     /// Per child: (constant, range into `terms`).
     children: Vec<(f32, u32, u32)>,
     /// (weight index, coefficient) terms of all children.
     terms: Vec<(u8, f32)>,
-    chosen: usize,
+    /// (child, weight) pairs, the weights summing to 1.
+    targets: Vec<(usize, f64)>,
     held_out: bool,
 }
 
@@ -73,10 +75,6 @@ pub struct PriorFit {
 /// `rules`), using at most `max_steps` decisions drawn with `seed`.
 pub fn fit_priors(records: &[GameRecord], rules: &Rules, max_steps: usize, seed: u64) -> PriorFit {
     let start = Tunables::default();
-    let initial: Vec<f32> = FITTED
-        .iter()
-        .map(|name| start.get(name).unwrap_or_default())
-        .collect();
     let mut decisions = Vec::new();
     for record in records {
         if record.unsupported().is_some() {
@@ -106,8 +104,65 @@ pub fn fit_priors(records: &[GameRecord], rules: &Rules, max_steps: usize, seed:
     let steps: Vec<Step> = decisions
         .par_iter()
         .filter_map(|(position, chosen, held_out, rules)| {
-            step(position, rules, &start, *chosen, *held_out)
+            step(position, rules, &start, &[(*chosen, 1)], *held_out)
         })
+        .collect();
+    fit(&steps, &start)
+}
+
+/// Fits the prior weights to what the search itself prefers (policy
+/// distillation): from `positions` start-of-turn positions drawn with
+/// `seed` from `records`, a one-thread search of `iterations` each, and at
+/// every node it visited at least `min_visits` times, the share of the
+/// visits each child got is the target. Games held out as [`fit_priors`]
+/// holds them out give the held-out decisions; "top-1" there is how often
+/// the most visited child has the highest prior.
+pub fn fit_priors_to_search(
+    records: &[GameRecord],
+    rules: &Rules,
+    positions: usize,
+    iterations: u64,
+    min_visits: u32,
+    seed: u64,
+) -> PriorFit {
+    let start = Tunables::default();
+    let mut sampled = Vec::new();
+    for record in records {
+        if record.unsupported().is_some() {
+            continue;
+        }
+        let held_out = is_held_out(record);
+        let rules = record.rules(rules).unwrap_or(*rules);
+        for turn in &record.walk(&rules).turns {
+            let position = turn.board.position;
+            if !position.in_setup() && position.turn_state() == TurnState::Start {
+                sampled.push((position, held_out, rules));
+            }
+        }
+    }
+    let mut rng = SmallRng::seed_from_u64(seed);
+    sampled.shuffle(&mut rng);
+    sampled.truncate(positions);
+    let steps: Vec<Step> = sampled
+        .par_iter()
+        .flat_map_iter(|(position, held_out, rules)| {
+            visit_targets(position, rules, &start, iterations, min_visits)
+                .into_iter()
+                .filter_map(|target| {
+                    step(&target.position, rules, &start, &target.visits, *held_out)
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    fit(&steps, &start)
+}
+
+/// Maximum likelihood (cross-entropy against the targets) from the current
+/// weights, pulled towards them.
+fn fit(steps: &[Step], start: &Tunables) -> PriorFit {
+    let initial: Vec<f32> = FITTED
+        .iter()
+        .map(|name| start.get(name).unwrap_or_default())
         .collect();
     let (held, training): (Vec<&Step>, Vec<&Step>) = steps.iter().partition(|step| step.held_out);
     let (likelihood_before, top_before) = measure(&held, &initial);
@@ -153,17 +208,30 @@ pub fn fit_priors(records: &[GameRecord], rules: &Rules, max_steps: usize, seed:
 
 /// The decision at `position` with its logits split into a constant and
 /// the fitted weights' coefficients (exact: each logit is linear in them).
+/// `chosen` gives (packed action, weight) pairs; None if no weight falls on
+/// a child, or there is no choice.
 fn step(
     position: &Position,
     rules: &Rules,
     tunables: &Tunables,
-    chosen: u32,
+    chosen: &[(u32, u32)],
     held_out: bool,
 ) -> Option<Step> {
     let mut base = Vec::new();
     child_logits(position, rules, tunables, &mut base);
-    let chosen = base.iter().position(|&(_, packed)| packed == chosen)?;
     if base.len() < 2 {
+        return None;
+    }
+    let total: u32 = chosen.iter().map(|&(_, weight)| weight).sum();
+    let targets: Vec<(usize, f64)> = chosen
+        .iter()
+        .filter(|&&(_, weight)| weight > 0)
+        .map(|&(action, weight)| {
+            let child = base.iter().position(|&(_, packed)| packed == action)?;
+            Some((child, f64::from(weight) / f64::from(total)))
+        })
+        .collect::<Option<_>>()?;
+    if targets.is_empty() {
         return None;
     }
     let mut slopes: Vec<Vec<f32>> = Vec::with_capacity(FITTED.len());
@@ -202,7 +270,7 @@ fn step(
     Some(Step {
         children,
         terms,
-        chosen,
+        targets,
         held_out,
     })
 }
@@ -229,12 +297,18 @@ fn probabilities(logits: &[f64]) -> Vec<f64> {
     exponentials.iter().map(|value| value / total).collect()
 }
 
-/// The gradient of the chosen child's log-probability.
+/// The gradient of the targets' log-probability (weighted).
 fn gradient(step: &Step, values: &[f32]) -> Vec<f64> {
-    let probabilities = probabilities(&logits(step, values));
+    let mut weights: Vec<f64> = probabilities(&logits(step, values))
+        .iter()
+        .map(|probability| -probability)
+        .collect();
+    for &(child, target) in &step.targets {
+        weights[child] += target;
+    }
     let mut gradient = vec![0.0; FITTED.len()];
     for (child, &(_, first, last)) in step.children.iter().enumerate() {
-        let weight = if child == step.chosen { 1.0 } else { 0.0 } - probabilities[child];
+        let weight = weights[child];
         for &(index, coefficient) in &step.terms[first as usize..last as usize] {
             gradient[index as usize] += weight * f64::from(coefficient);
         }
@@ -242,16 +316,24 @@ fn gradient(step: &Step, values: &[f32]) -> Vec<f64> {
     gradient
 }
 
-/// Mean log-likelihood and top-1 rate of the chosen children.
+/// Mean log-likelihood of the targets (weighted), and how often the most
+/// weighted target has the highest logit.
 fn measure(steps: &[&Step], values: &[f32]) -> (f64, f64) {
     let mut likelihood = 0.0;
     let mut top = 0;
     for step in steps {
         let logits = logits(step, values);
         let probabilities = probabilities(&logits);
-        likelihood += probabilities[step.chosen].max(1e-12).ln();
+        for &(child, target) in &step.targets {
+            likelihood += target * probabilities[child].max(1e-12).ln();
+        }
         let best = logits.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        if logits[step.chosen] >= best {
+        let favourite = step
+            .targets
+            .iter()
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|&(child, _)| child);
+        if favourite.is_some_and(|child| logits[child] >= best) {
             top += 1;
         }
     }
@@ -274,7 +356,8 @@ mod tests {
         let mut logits_now = Vec::new();
         child_logits(&position, &rules, &tunables, &mut logits_now);
         let chosen = logits_now[1].1;
-        let step = step(&position, &rules, &tunables, chosen, false).unwrap();
+        let step = step(&position, &rules, &tunables, &[(chosen, 1)], false).unwrap();
+        assert_eq!(step.targets, vec![(1, 1.0)]);
         let values: Vec<f32> = FITTED
             .iter()
             .map(|name| tunables.get(name).unwrap())
@@ -289,8 +372,57 @@ mod tests {
             .zip(&gradient)
             .map(|(value, grad)| value + 0.1 * *grad as f32)
             .collect();
-        let before = probabilities(&logits(&step, &values))[step.chosen];
-        let after = probabilities(&logits(&step, &moved))[step.chosen];
+        let before = probabilities(&logits(&step, &values))[1];
+        let after = probabilities(&logits(&step, &moved))[1];
         assert!(after >= before, "{before} -> {after}");
+    }
+
+    #[test]
+    fn search_visits_become_weighted_targets() {
+        let rules = Rules::STANDARD;
+        let tunables = Tunables::default();
+        let position = hwpn::parse("r1b2:g3y1:r1/y1b3::g3/g2:r2:b1 0")
+            .unwrap()
+            .position;
+        let mut children = Vec::new();
+        child_logits(&position, &rules, &tunables, &mut children);
+        let (first, second) = (children[0].1, children[2].1);
+        let step = step(
+            &position,
+            &rules,
+            &tunables,
+            &[(first, 30), (second, 10)],
+            true,
+        )
+        .unwrap();
+        assert_eq!(step.targets, vec![(0, 0.75), (2, 0.25)]);
+        // An action that is not a child, or no visits at all, is no target.
+        assert!(step_of(&position, &[(first, 3), (u32::MAX, 1)]).is_none());
+        assert!(step_of(&position, &[(first, 0)]).is_none());
+        // The gradient moves probability towards the targets: following it
+        // lowers the cross-entropy.
+        let values: Vec<f32> = FITTED
+            .iter()
+            .map(|name| tunables.get(name).unwrap())
+            .collect();
+        let gradient = gradient(&step, &values);
+        let moved: Vec<f32> = values
+            .iter()
+            .zip(&gradient)
+            .map(|(value, grad)| value + 0.05 * *grad as f32)
+            .collect();
+        let (before, _) = measure(&[&step], &values);
+        let (after, _) = measure(&[&step], &moved);
+        assert!(after > before, "{before} -> {after}");
+    }
+
+    fn step_of(position: &Position, chosen: &[(u32, u32)]) -> Option<Step> {
+        step(
+            position,
+            &Rules::STANDARD,
+            &Tunables::default(),
+            chosen,
+            false,
+        )
     }
 }
