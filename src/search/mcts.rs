@@ -838,28 +838,34 @@ impl Worker {
             let mut best = None;
             let mut best_score = f32::NEG_INFINITY;
             let mut considered = 0;
+            let edges = tree.edge_block(first, count);
+            let nodes = tree.nodes();
             // The children are scattered over the arena: ask for all of them
             // at once so that their cache misses overlap.
-            let window = count.min(allowed.saturating_add(4));
-            for offset in 0..window {
-                tree.prefetch_node(tree.edge(first + offset).child.load(Ordering::Relaxed));
+            let window = count.min(allowed.saturating_add(4)) as usize;
+            for edge in &edges[..window] {
+                tree.prefetch_node(edge.child.load(Ordering::Relaxed));
             }
-            for offset in 0..count {
-                let index = first + offset;
-                let edge = tree.edge(index);
+            // One thread alone keeps no virtual loss.
+            let exclusive = shared.exclusive;
+            for (offset, edge) in edges.iter().enumerate() {
                 let child = edge.child.load(Ordering::Acquire);
                 let value = if child != 0 {
-                    let child_node = tree.node(child);
+                    let child_node = &nodes[child as usize];
                     let proof = child_node.proof.load(Ordering::Acquire);
                     let same = child_node.mover() == mover;
                     if proof != UNPROVEN {
                         match if same { proof } else { flip_proof(proof) } {
-                            PROVEN_WIN => return Some(index),
+                            PROVEN_WIN => return Some(first + offset as u32),
                             PROVEN_LOSS => continue,
                             _ => shared.backup.draw_for(mover),
                         }
                     } else {
-                        let in_flight = child_node.virtual_loss.load(Ordering::Relaxed) as f32;
+                        let in_flight = if exclusive {
+                            0.0
+                        } else {
+                            child_node.virtual_loss.load(Ordering::Relaxed) as f32
+                        };
                         let child_visits =
                             child_node.visits.load(Ordering::Relaxed) as f32 + in_flight;
                         if child_visits == 0.0 {
@@ -880,7 +886,7 @@ impl Worker {
                     value + scale * prior / (1.0 + edge.visits.load(Ordering::Relaxed) as f32);
                 if score > best_score {
                     best_score = score;
-                    best = Some(index);
+                    best = Some(first + offset as u32);
                 }
                 if considered >= allowed {
                     break;

@@ -620,6 +620,19 @@ impl Tree {
         &self.edges[index as usize]
     }
 
+    /// A node's block of `count` edges from `first`, checked once rather
+    /// than at every edge (selection reads whole blocks).
+    #[inline]
+    pub fn edge_block(&self, first: u32, count: u32) -> &[Edge] {
+        &self.edges[first as usize..first as usize + count as usize]
+    }
+
+    /// Every node slot, for loops that index many.
+    #[inline]
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
     /// Nodes allocated so far (including any wasted by lost races).
     pub fn node_count(&self) -> u64 {
         (self.next_node.load(Ordering::Relaxed) as u64 - 1).min(self.nodes.len() as u64 - 1)
