@@ -894,6 +894,11 @@ impl Engine {
             pondering = SearchLimits::nodes(level.nodes);
             search_options.multi_pv = search_options.multi_pv.max(strength::SAMPLED_CANDIDATES);
             search_options.tree_reuse = false;
+            let (cpuct, intra_turn) = strength::CALIBRATED_EXPLORATION;
+            let tunables = &mut search_options.tunables;
+            // Both are inside their ranges, so neither can fail.
+            let _ = tunables.set("cpuct", cpuct);
+            let _ = tunables.set("cpuct_intra_turn", intra_turn);
         }
         searcher.set_options(search_options);
         let position = *self.history.position();

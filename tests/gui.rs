@@ -500,9 +500,10 @@ fn the_page_plays_analyses_and_reviews_in_a_browser() {
         .eq("yes"));
     browser.screenshot("07-game-won");
 
-    // Analyse a position set up from HWPN: player 0 has more ships.
+    // Analyse a position set up from HWPN: player 0 has more ships, but no
+    // win the search proves within seconds (the analysis must keep growing).
     browser.click("[data-mode=\"analyse\"]");
-    browser.type_into("#hwpn", "r1b3:g3y1g2:/y2b2::g3 0");
+    browser.type_into("#hwpn", "r1b3:g3y1g2:/y2b2::g3y1 0");
     browser.click("#set-position");
     browser.wait_for(
         "live analysis",

@@ -26,6 +26,13 @@ pub const ANCHOR_ELO: i64 = 2000;
 /// The node count of the full engine that the scale is measured against.
 pub const ANCHOR_NODES: u64 = 1000;
 
+/// The exploration constants (`cpuct`, `cpuct_intra_turn`) the levels
+/// were calibrated with. A limited engine searches with them, whatever the
+/// defaults become, so that the calibration table stays true: with the
+/// lower defaults the search's choice is sharper, and the same node budget
+/// and temperature would play stronger than the level says.
+pub const CALIBRATED_EXPLORATION: (f32, f32) = (1.5, 1.0);
+
 /// One calibrated level.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Level {

@@ -999,8 +999,26 @@ mod tests {
         backup: Backup,
         iterations: u32,
     ) -> (Tree, u32) {
+        grow_tuned(
+            tree,
+            position,
+            history,
+            backup,
+            iterations,
+            Tunables::default(),
+        )
+    }
+
+    /// [`grow_in`] with given tunables.
+    fn grow_tuned(
+        tree: Tree,
+        position: Position,
+        history: &[u64],
+        backup: Backup,
+        iterations: u32,
+        tunables: Tunables,
+    ) -> (Tree, u32) {
         let rules = Rules::STANDARD;
-        let tunables = Tunables::default();
         let mut worker = Worker::default();
         let root = worker
             .ensure_root(&tree, &rules, &tunables, &position, 0)
@@ -1184,15 +1202,20 @@ mod tests {
 
     #[test]
     fn a_parallel_recycle_or_compaction_leaves_the_tree_a_serial_one_leaves() {
-        // Large enough that every pass splits into several pieces.
+        // Large enough that every pass splits into several pieces. A wide
+        // exploration keeps the tree from proving the root before it fills.
         let busy = busy_position();
+        let mut wide = Tunables::default();
+        wide.set("cpuct", 1.5).unwrap();
+        wide.set("cpuct_intra_turn", 1.0).unwrap();
         let grown = || {
-            grow_in(
+            grow_tuned(
                 Tree::with_megabytes(40),
                 busy,
                 &[],
                 Backup::neutral(),
                 10_000_000,
+                wide.clone(),
             )
         };
         let (serial, root) = grown();
