@@ -7,11 +7,11 @@
 //! searches, they predict what the search itself would find, so that a
 //! small budget starts where a large one ends.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 
 use ahash::AHashSet;
 
-use super::mcts::{advance, Backup, Selection, Shared, Step, Worker};
+use super::mcts::{advance, grow_bare, Backup, Step};
 use super::tree::{Tree, EXPANDED, WIDENING};
 use super::tunables::Tunables;
 use crate::rules::{Position, Rules};
@@ -36,41 +36,14 @@ pub fn visit_targets(
     iterations: u64,
     min_visits: u32,
 ) -> Vec<VisitTarget> {
-    // About 150 bytes a node; room for every iteration, so that no recycle
-    // happens.
-    let megabytes = ((iterations as usize * 200) >> 20).max(4);
+    // About 150 bytes a node: room for every iteration, so that no recycle
+    // happens (a search that fills even the cap stops there).
+    let megabytes = (iterations.saturating_mul(200) >> 20).clamp(4, 4096) as usize;
     let tree = Tree::with_megabytes(megabytes);
-    let mut worker = Worker::default();
-    let Some(root) = worker.ensure_root(&tree, rules, tunables, position, 0) else {
+    let backup = Backup::new(tunables, position.side_to_move().index(), 0.0);
+    let Some(root) = grow_bare(&tree, rules, tunables, position, &[], backup, iterations) else {
         return Vec::new();
     };
-    let stop = AtomicBool::new(false);
-    let shared = Shared {
-        tree: &tree,
-        rules: *rules,
-        tunables,
-        root,
-        root_position: *position,
-        root_turn: 0,
-        history: &[],
-        root_filter: None,
-        stop: &stop,
-        halt: AtomicBool::new(false),
-        iterations: AtomicU64::new(0),
-        depth_sum: AtomicU64::new(0),
-        max_depth: AtomicU32::new(0),
-        node_limit: iterations,
-        backup: Backup::new(tunables, position.side_to_move().index(), 0.0),
-        recycles: AtomicU32::new(0),
-        exclusive: true,
-        selection: Selection::new(tunables),
-    };
-    for _ in 0..iterations {
-        if tree.wants_recycle() {
-            break;
-        }
-        worker.iterate(&shared);
-    }
     let mut targets = Vec::new();
     let mut seen = AHashSet::new();
     let mut pending = vec![(root, *position, 0u32)];

@@ -901,6 +901,52 @@ impl Worker {
     }
 }
 
+/// Grows the bare tree (no root checks, one thread) from `position` at
+/// turn 0 for `iterations`, or until it wants a recycle, with `history`
+/// (sorted hashes of earlier positions) for repetitions. Returns the root,
+/// or `None` if the tree cannot hold it. Deterministic: what the prior
+/// distillation reads, and what the tree's unit tests grow.
+pub(crate) fn grow_bare(
+    tree: &Tree,
+    rules: &Rules,
+    tunables: &Tunables,
+    position: &Position,
+    history: &[u64],
+    backup: Backup,
+    iterations: u64,
+) -> Option<u32> {
+    let mut worker = Worker::default();
+    let root = worker.ensure_root(tree, rules, tunables, position, 0)?;
+    let stop = AtomicBool::new(false);
+    let shared = Shared {
+        tree,
+        rules: *rules,
+        tunables,
+        root,
+        root_position: *position,
+        root_turn: 0,
+        history,
+        root_filter: None,
+        stop: &stop,
+        halt: AtomicBool::new(false),
+        iterations: AtomicU64::new(0),
+        depth_sum: AtomicU64::new(0),
+        max_depth: AtomicU32::new(0),
+        node_limit: iterations,
+        backup,
+        recycles: AtomicU32::new(0),
+        exclusive: true,
+        selection: Selection::new(tunables),
+    };
+    for _ in 0..iterations {
+        if tree.wants_recycle() {
+            break;
+        }
+        worker.iterate(&shared);
+    }
+    Some(root)
+}
+
 /// Writes a new node's fields before publication.
 fn write_node(node: &Node, key: u64, flags: u8, proof: u8, value: f32, turn: u32) {
     node.key.store(key, Ordering::Relaxed);
@@ -1018,40 +1064,18 @@ mod tests {
         iterations: u32,
         tunables: Tunables,
     ) -> (Tree, u32) {
-        let rules = Rules::STANDARD;
-        let mut worker = Worker::default();
-        let root = worker
-            .ensure_root(&tree, &rules, &tunables, &position, 0)
-            .unwrap();
         let mut history = history.to_vec();
         history.sort_unstable();
-        let stop = AtomicBool::new(false);
-        let shared = Shared {
-            tree: &tree,
-            rules,
-            tunables: &tunables,
-            root,
-            root_position: position,
-            root_turn: 0,
-            history: &history,
-            root_filter: None,
-            stop: &stop,
-            halt: AtomicBool::new(false),
-            iterations: AtomicU64::new(0),
-            depth_sum: AtomicU64::new(0),
-            max_depth: AtomicU32::new(0),
-            node_limit: u64::MAX,
+        let root = grow_bare(
+            &tree,
+            &Rules::STANDARD,
+            &tunables,
+            &position,
+            &history,
             backup,
-            recycles: AtomicU32::new(0),
-            exclusive: true,
-            selection: Selection::new(&tunables),
-        };
-        for _ in 0..iterations {
-            if tree.wants_recycle() {
-                break;
-            }
-            worker.iterate(&shared);
-        }
+            u64::from(iterations),
+        )
+        .unwrap();
         (tree, root)
     }
 

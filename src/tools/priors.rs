@@ -20,7 +20,7 @@ use rand::SeedableRng;
 use rayon::prelude::*;
 
 use super::train::is_held_out;
-use crate::record::GameRecord;
+use crate::record::{GameRecord, ReplayedTurn};
 use crate::rules::{Position, Rules, TurnState};
 use crate::search::{child_logits, visit_targets, Tunables};
 
@@ -76,6 +76,35 @@ pub struct PriorFit {
 pub fn fit_priors(records: &[GameRecord], rules: &Rules, max_steps: usize, seed: u64) -> PriorFit {
     let start = Tunables::default();
     let mut decisions = Vec::new();
+    for_each_turn(records, rules, |turn, held_out, rules| {
+        let mut position = turn.board.position;
+        for &action in &turn.actions {
+            decisions.push((position, action.pack(), held_out, rules));
+            if position.try_apply(&rules, action).is_err() {
+                break;
+            }
+        }
+        if position.turn_state() != TurnState::Start || turn.actions.is_empty() {
+            decisions.push((position, 0, held_out, rules));
+        }
+    });
+    let steps: Vec<Step> = seeded_sample(decisions, max_steps, seed)
+        .par_iter()
+        .filter_map(|(position, chosen, held_out, rules)| {
+            step(position, rules, &start, &[(*chosen, 1)], *held_out)
+        })
+        .collect();
+    fit(&steps, &start)
+}
+
+/// Calls `visit` with every turn after setup of the supported `records`,
+/// replayed under their own rules (`rules` where a record names none),
+/// whether its game is held out, and those rules.
+fn for_each_turn(
+    records: &[GameRecord],
+    rules: &Rules,
+    mut visit: impl FnMut(&ReplayedTurn, bool, Rules),
+) {
     for record in records {
         if record.unsupported().is_some() {
             continue;
@@ -83,31 +112,19 @@ pub fn fit_priors(records: &[GameRecord], rules: &Rules, max_steps: usize, seed:
         let held_out = is_held_out(record);
         let rules = record.rules(rules).unwrap_or(*rules);
         for turn in &record.walk(&rules).turns {
-            if turn.board.position.in_setup() {
-                continue;
-            }
-            let mut position = turn.board.position;
-            for &action in &turn.actions {
-                decisions.push((position, action.pack(), held_out, rules));
-                if position.try_apply(&rules, action).is_err() {
-                    break;
-                }
-            }
-            if position.turn_state() != TurnState::Start || turn.actions.is_empty() {
-                decisions.push((position, 0, held_out, rules));
+            if !turn.board.position.in_setup() {
+                visit(turn, held_out, rules);
             }
         }
     }
+}
+
+/// At most `limit` of `items`, drawn with `seed`.
+fn seeded_sample<T>(mut items: Vec<T>, limit: usize, seed: u64) -> Vec<T> {
     let mut rng = SmallRng::seed_from_u64(seed);
-    decisions.shuffle(&mut rng);
-    decisions.truncate(max_steps);
-    let steps: Vec<Step> = decisions
-        .par_iter()
-        .filter_map(|(position, chosen, held_out, rules)| {
-            step(position, rules, &start, &[(*chosen, 1)], *held_out)
-        })
-        .collect();
-    fit(&steps, &start)
+    items.shuffle(&mut rng);
+    items.truncate(limit);
+    items
 }
 
 /// Fits the prior weights to what the search itself prefers (policy
@@ -126,24 +143,14 @@ pub fn fit_priors_to_search(
     seed: u64,
 ) -> PriorFit {
     let start = Tunables::default();
-    let mut sampled = Vec::new();
-    for record in records {
-        if record.unsupported().is_some() {
-            continue;
+    let mut starts = Vec::new();
+    for_each_turn(records, rules, |turn, held_out, rules| {
+        let position = turn.board.position;
+        if position.turn_state() == TurnState::Start {
+            starts.push((position, held_out, rules));
         }
-        let held_out = is_held_out(record);
-        let rules = record.rules(rules).unwrap_or(*rules);
-        for turn in &record.walk(&rules).turns {
-            let position = turn.board.position;
-            if !position.in_setup() && position.turn_state() == TurnState::Start {
-                sampled.push((position, held_out, rules));
-            }
-        }
-    }
-    let mut rng = SmallRng::seed_from_u64(seed);
-    sampled.shuffle(&mut rng);
-    sampled.truncate(positions);
-    let steps: Vec<Step> = sampled
+    });
+    let steps: Vec<Step> = seeded_sample(starts, positions, seed)
         .par_iter()
         .flat_map_iter(|(position, held_out, rules)| {
             visit_targets(position, rules, &start, iterations, min_visits)
