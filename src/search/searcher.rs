@@ -15,7 +15,7 @@ use super::report::{Decision, SearchInfo, SearchResult};
 use super::root::{self, Examined, RootCheck};
 use super::run::{self, RunPlan};
 use super::solver::Solver;
-use super::threats;
+use super::threats::{self, ThreatChecker};
 use super::time::{self, Controller, TimePlan};
 use super::tree::{self, Tree};
 use super::tunables::Tunable;
@@ -50,6 +50,11 @@ pub struct Searcher {
     tree: Tree,
     worker: Worker,
     solver: Solver,
+    /// The two-turn checker of the last search, kept for the next one: the
+    /// opponent's winning plans and the replies that refuted them mostly
+    /// still apply a turn later, and replayed first they decide a check in
+    /// a few solver calls. Forgotten with the tree by [`Searcher::clear`].
+    threat_memory: ThreatChecker,
     /// The helpers' threads: built at the first search with more than one
     /// thread, rebuilt when `threads` changes.
     pool: Option<ThreadPool>,
@@ -68,6 +73,7 @@ impl Searcher {
             tree,
             worker: Worker::default(),
             solver: Solver::default(),
+            threat_memory: ThreatChecker::default(),
             pool: None,
             last_turn: None,
             searches: 0,
@@ -96,6 +102,7 @@ impl Searcher {
     /// Forgets the tree (a new game).
     pub fn clear(&mut self) {
         self.tree.clear();
+        self.threat_memory = ThreatChecker::default();
         self.last_turn = None;
         self.searches = 0;
     }
@@ -232,6 +239,7 @@ impl Searcher {
             job.start,
             tunables[Tunable::CheckShare],
         );
+        verifier.remember(std::mem::take(&mut self.threat_memory));
         if check.in_check {
             let safe = check
                 .safe_turns
@@ -242,6 +250,7 @@ impl Searcher {
         let grown = self.grow_tree(job, plan, &check, &mut verifier, on_info);
         let Some((reading, mut info)) = grown else {
             // The tree cannot hold even the root.
+            self.threat_memory = verifier.into_memory();
             return self.greedy_result(position, job.start);
         };
         let solver = &mut self.solver;
@@ -268,8 +277,12 @@ impl Searcher {
         } else if verifier.proven_safe(&choice.actions) {
             choice
         } else {
-            threats::defend(choice, &reading, position, &rules, &tunables, budget)
+            let checker = verifier.checker();
+            threats::defend(
+                choice, &reading, position, &rules, &tunables, budget, checker,
+            )
         };
+        self.threat_memory = verifier.into_memory();
         if info.best_turn != choice.actions {
             info.best_turn = choice.actions.clone();
             info.value = choice.value;
@@ -432,6 +445,25 @@ mod tests {
             position.end_turn(&rules).unwrap();
         }
         position
+    }
+
+    #[test]
+    fn the_opponents_plans_found_in_a_search_are_kept_until_a_new_game() {
+        // SDG game 13748 before turn 57 (two-turn suite position 12): the
+        // opponent has a two-turn plan against most turns.
+        let text = "Joe=y1:r3:/ZackStack=r2b3::y2y3g1g3/Belle=b1:r1r3y1:/Ann=b3:r2y1y2g2:\
+                    /Gwen=r3::y3g1/Mae=y2::g2/Gina=y3:r2g1g2b2: 0";
+        let position = crate::notation::hwpn::parse(text).unwrap().position;
+        let stop = AtomicBool::new(false);
+        let mut searcher = Searcher::new(SearchOptions {
+            hash_mb: 16,
+            ..SearchOptions::default()
+        });
+        assert_eq!(searcher.threat_memory.remembered_plans(), 0);
+        searcher.search(&position, &[], &SearchLimits::nodes(3_000), &stop, |_| {});
+        assert!(searcher.threat_memory.remembered_plans() > 0);
+        searcher.clear();
+        assert_eq!(searcher.threat_memory.remembered_plans(), 0);
     }
 
     #[test]

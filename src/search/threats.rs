@@ -127,6 +127,17 @@ pub struct ThreatChecker {
     /// test one candidate turn after another in the same position, and a
     /// plan that beats one candidate usually beats its neighbours too.
     threats: Vec<Vec<Action>>,
+    /// Where checks that ran out of budget stopped, most recent first: a
+    /// position B was to move in and how many of B's listed turns were
+    /// shown not to force a win. Asked again (the in-search checks look at
+    /// the same turn again, the defence search resumes its candidate), the
+    /// check lists B's turns in the same order and decides only the rest,
+    /// so that time-limited checks add up instead of starting over.
+    resume_turns: Vec<ResumePoint>,
+    /// The same for A's replies to one B turn: how many were shown not to
+    /// refute it. Proving that a plan forces a win decides every reply, the
+    /// longest part of a check that finds one.
+    resume_replies: Vec<ResumePoint>,
     spent: u64,
     budget: Option<ThreatBudget>,
 }
@@ -136,6 +147,12 @@ impl ThreatChecker {
     /// [`ThreatChecker::reset_work`]), for profiling and budgets.
     pub fn work_spent(&self) -> u64 {
         self.spent
+    }
+
+    /// How many winning plans of the opponent the checker remembers.
+    #[cfg(test)]
+    pub(super) fn remembered_plans(&self) -> usize {
+        self.threats.len()
     }
 
     /// Starts counting work from zero again.
@@ -330,40 +347,33 @@ impl ThreatChecker {
         // are the only candidates for a forced win (see the module docs);
         // each is tested for a refutation as soon as it is listed, so that
         // the listing stops at the first forced win.
-        let mut forced = None;
-        let mut failure = None;
         let mut outer = std::mem::take(&mut self.outer);
         let deadline = self.budget.and_then(|budget| budget.deadline);
-        let complete =
-            outer.for_each_turn_while(position, rules, deadline, |actions, result, outcome| {
-                if outcome != Outcome::Ongoing {
-                    return true;
-                }
-                match self.forces(result, rules) {
-                    Ok(true) => {
-                        forced = Some(actions.to_vec());
-                        false
-                    }
-                    Ok(false) => true,
-                    Err(out) => {
-                        failure = Some(out);
-                        false
-                    }
-                }
-            });
+        let skip = take_resume_point(&mut self.resume_turns, position, rules);
+        let search = first_listed(
+            &mut outer,
+            position,
+            rules,
+            deadline,
+            skip,
+            |result, outcome| match outcome {
+                Outcome::Ongoing => self.forces(result, rules),
+                _ => Ok(false),
+            },
+        );
         self.outer = outer;
-        if let Some(out) = failure {
-            return Err(out);
+        match search {
+            Ok(Some(threat)) => {
+                self.threats.insert(0, threat);
+                self.threats.truncate(KILLERS);
+                Ok(true)
+            }
+            Ok(None) => Ok(false),
+            Err(decided) => {
+                remember_resume_point(&mut self.resume_turns, (*position, *rules, decided));
+                Err(OutOfBudget)
+            }
         }
-        if let Some(threat) = forced {
-            self.threats.insert(0, threat);
-            self.threats.truncate(KILLERS);
-            return Ok(true);
-        }
-        if !complete {
-            return Err(OutOfBudget);
-        }
-        Ok(false)
     }
 
     /// Whether `result`, the position after a B turn that left the game
@@ -445,40 +455,39 @@ impl ThreatChecker {
                 return Ok(true);
             }
         }
-        let mut found: Option<Vec<Action>> = None;
-        let mut failure = None;
         let mut inner = std::mem::take(&mut self.inner);
         let deadline = self.budget.and_then(|budget| budget.deadline);
         let mover = position.side_to_move();
-        let complete =
-            inner.for_each_turn_until(position, rules, deadline, |actions, result, outcome| {
-                if found.is_some() || failure.is_some() {
-                    return;
-                }
+        let skip = take_resume_point(&mut self.resume_replies, position, rules);
+        let search = first_listed(
+            &mut inner,
+            position,
+            rules,
+            deadline,
+            skip,
+            |result, outcome| {
                 let refutes = match outcome {
-                    Outcome::Win(winner) => Ok(winner == mover),
-                    Outcome::Draw => Ok(true),
-                    Outcome::Ongoing => self.wins_at_once(result, rules).map(|wins| !wins),
+                    Outcome::Win(winner) => winner == mover,
+                    Outcome::Draw => true,
+                    Outcome::Ongoing => !self.wins_at_once(result, rules)?,
                 };
-                match refutes.and_then(|refutes| self.charge(1).map(|_| refutes)) {
-                    Ok(true) => found = Some(actions.to_vec()),
-                    Ok(false) => {}
-                    Err(out) => failure = Some(out),
-                }
-            });
+                self.charge(1)?;
+                Ok(refutes)
+            },
+        );
         self.inner = inner;
-        if let Some(killer) = found {
-            self.killers.insert(0, killer);
-            self.killers.truncate(KILLERS);
-            return Ok(true);
+        match search {
+            Ok(Some(killer)) => {
+                self.killers.insert(0, killer);
+                self.killers.truncate(KILLERS);
+                Ok(true)
+            }
+            Ok(None) => Ok(false),
+            Err(decided) => {
+                remember_resume_point(&mut self.resume_replies, (*position, *rules, decided));
+                Err(OutOfBudget)
+            }
         }
-        if let Some(out) = failure {
-            return Err(out);
-        }
-        if !complete {
-            return Err(OutOfBudget);
-        }
-        Ok(false)
     }
 
     /// Whether ending the turn in `reply` (A's actions played) refutes B.
@@ -491,6 +500,76 @@ impl ThreatChecker {
             Err(_) => Ok(false),
         }
     }
+}
+
+/// The first turn `enumerator` lists in `position` that `test` (given the
+/// turn's result and outcome) accepts, after skipping the first `skip`
+/// listed turns, which an earlier search showed it rejects. The listing
+/// stops at that turn: the rest, often thousands, change nothing. `Err`
+/// with the number of listed turns decided when the test ran out of budget
+/// or the listing reached `deadline` (at least `skip`), to resume from.
+fn first_listed(
+    enumerator: &mut TurnEnumerator,
+    position: &Position,
+    rules: &Rules,
+    deadline: Option<Instant>,
+    skip: usize,
+    mut test: impl FnMut(&Position, Outcome) -> Result<bool, OutOfBudget>,
+) -> Result<Option<Vec<Action>>, usize> {
+    let mut found = None;
+    let mut decided = 0;
+    let mut out_of_budget = false;
+    let complete =
+        enumerator.for_each_turn_while(position, rules, deadline, |actions, result, outcome| {
+            if decided < skip {
+                decided += 1;
+                return true;
+            }
+            match test(result, outcome) {
+                Ok(true) => {
+                    found = Some(actions.to_vec());
+                    false
+                }
+                Ok(false) => {
+                    decided += 1;
+                    true
+                }
+                Err(OutOfBudget) => {
+                    out_of_budget = true;
+                    false
+                }
+            }
+        });
+    if found.is_some() {
+        return Ok(found);
+    }
+    if out_of_budget || !complete {
+        return Err(decided.max(skip));
+    }
+    Ok(None)
+}
+
+/// A position, the rules, and how many of the turns listed there a check
+/// that ran out of budget had decided ([`ThreatChecker`]'s `resume_turns`).
+type ResumePoint = (Position, Rules, usize);
+
+/// How many listed turns in `position` an earlier check that ran out of
+/// budget decided (0 if none did), forgetting it: the caller records it
+/// again if it runs out too. The same position means the same systems in
+/// the same slots (the listing order follows the slots) under the same
+/// rules.
+fn take_resume_point(points: &mut Vec<ResumePoint>, position: &Position, rules: &Rules) -> usize {
+    let found = points.iter().position(|(stopped, under, _)| {
+        under == rules && stopped == position && stopped.slot_hashes() == position.slot_hashes()
+    });
+    found.map_or(0, |index| points.remove(index).2)
+}
+
+/// Records where a check stopped, most recent first, forgetting the oldest
+/// past [`RESUME_POINTS`].
+fn remember_resume_point(points: &mut Vec<ResumePoint>, point: ResumePoint) {
+    points.insert(0, point);
+    points.truncate(RESUME_POINTS);
 }
 
 /// The budget of the root's check for a search under `limits` whose planned
@@ -532,6 +611,7 @@ pub(super) fn defend(
     rules: &Rules,
     tunables: &Tunables,
     budget: ThreatBudget,
+    checker: &mut ThreatChecker,
 ) -> Choice {
     if !matches!(
         choice.decision,
@@ -539,7 +619,7 @@ pub(super) fn defend(
     ) {
         return choice;
     }
-    let mut checker = ThreatChecker::default();
+    checker.reset_work();
     if checker.is_defence(position, &choice.actions, rules, budget) != Some(false) {
         return choice;
     }
@@ -551,7 +631,7 @@ pub(super) fn defend(
         if turn.actions == choice.actions {
             continue;
         }
-        match checker.is_defence(position, &turn.actions, rules, remaining(&checker)) {
+        match checker.is_defence(position, &turn.actions, rules, remaining(checker)) {
             Some(true) => {
                 return Choice {
                     actions: turn.actions.clone(),
@@ -564,7 +644,7 @@ pub(super) fn defend(
         }
     }
     let order = |result: &Position| super::evaluate(result, tunables, false);
-    let found = checker.defences(position, rules, remaining(&checker), 1, order);
+    let found = checker.defences(position, rules, remaining(checker), 1, order);
     match found.and_then(|mut defences| defences.pop()) {
         Some(actions) => {
             let mut after = *position;
@@ -610,6 +690,9 @@ const ESCAPE_TIME: Duration = Duration::from_millis(2);
 
 /// How long one check in an infinite search may take.
 const INFINITE_CHECK_TIME: Duration = Duration::from_millis(50);
+
+/// How many stopped checks [`ThreatChecker`] remembers, to resume them.
+const RESUME_POINTS: usize = 16;
 
 /// Iterations between two looks at the tree's best turn, at least.
 const LOOK_INTERVAL: u64 = 256;
@@ -721,6 +804,23 @@ impl RootVerifier {
                 .filter(|_| !limits.infinite)
                 .map(|movetime| start + movetime),
         }
+    }
+
+    /// Takes over a checker that earlier searches used: its remembered
+    /// plans and refutations make this search's checks cheaper.
+    pub(super) fn remember(&mut self, checker: ThreatChecker) {
+        self.checker = checker;
+    }
+
+    /// The checker, for the root's check after the search ([`defend`]),
+    /// which then resumes the checks that ran out during it.
+    pub(super) fn checker(&mut self) -> &mut ThreatChecker {
+        &mut self.checker
+    }
+
+    /// The checker with what it learned, for the next search.
+    pub(super) fn into_memory(self) -> ThreatChecker {
+        self.checker
     }
 
     /// Gives the defence search its candidates from the root's in-check
@@ -903,7 +1003,8 @@ impl RootVerifier {
             }
             // A check that runs out of its share is itself a sign of
             // danger (a safe turn in a quiet position checks quickly): the
-            // next check may take some tree time. A second one ends them.
+            // next check may take some tree time, and resumes where this
+            // one stopped. A second one ends them.
             None if !self.escalated && !self.threatened => self.escalated = true,
             None => self.exhausted = true,
         }
@@ -1230,6 +1331,40 @@ mod tests {
         assert!(verifier
             .escape(&unchecked, &reading, &position, &rules, budget)
             .is_none());
+    }
+
+    #[test]
+    fn checks_that_run_out_of_budget_add_up_to_the_exact_answer() {
+        let rules = Rules::STANDARD;
+        let board = hwpn::parse(THREATENED).unwrap();
+        let position = board.position;
+        let lost = board
+            .clone()
+            .play_turn_text(&rules, "build.g3.Ann")
+            .unwrap()
+            .actions;
+        let after = result_of(&position, &lost, &rules).unwrap();
+        let mut whole = ThreatChecker::default();
+        let exact = whole.forced_win_in_two(&after, &rules, ThreatBudget::work(u64::MAX));
+        assert_eq!(exact, Some(true));
+        let needed = whole.work_spent();
+        // A tenth of the work a check needs: each call runs out, and only
+        // the calls together reach the answer.
+        let slice = ThreatBudget::work(needed / 10);
+        let mut resumed = ThreatChecker::default();
+        let mut calls = 1;
+        let answer = loop {
+            match resumed.forced_win_in_two(&after, &rules, slice) {
+                Some(answer) => break answer,
+                None => calls += 1,
+            }
+            assert!(calls <= 100, "no progress from call to call");
+        };
+        assert_eq!(Some(answer), exact);
+        assert!(calls > 1);
+        // Without the earlier calls, one slice is not enough.
+        let mut fresh = ThreatChecker::default();
+        assert_eq!(fresh.forced_win_in_two(&after, &rules, slice), None);
     }
 
     #[test]
