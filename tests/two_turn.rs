@@ -6,7 +6,8 @@
 //! the engine, at a node limit, answers every suite position with a defence
 //! (judged by the exact checker). The ignored `find_two_turn_positions`
 //! rebuilds candidates from `../shared/sdg` (it takes minutes):
-//! `SUPERNOVA_TWO_TURN_OUT=/tmp/found.txt cargo test --release --test two_turn -- --ignored`.
+//! `SUPERNOVA_TWO_TURN_OUT=/tmp/found.txt cargo test --release --test two_turn -- --ignored`,
+//! or from a match's records (see the test).
 
 mod common;
 
@@ -195,26 +196,44 @@ fn the_engine_defends_every_suite_position() {
 
 // ----- finding positions in real games ----------------------------------------
 
-/// Lists candidate suite positions from the SDG records: in games won by
-/// elimination, the loser's positions 3 and 5 turns before the end, where
-/// the turn the loser played lets the winner force a win in two, and a
-/// defence exists. Writes one line per position to $SUPERNOVA_TWO_TURN_OUT.
+/// Lists candidate suite positions from game records: in games won by
+/// elimination, the loser's positions a few turns before the end where the
+/// turn the loser played lets the winner force a win in two, and a defence
+/// exists. Writes one line per position to $SUPERNOVA_TWO_TURN_OUT.
+///
+/// By default it reads the SDG records (`../shared/sdg`, replayed under
+/// `sdg`, 3 and 5 turns before the end). With $SUPERNOVA_TWO_TURN_RECORDS
+/// set to a directory of `supernova match --pgnout` records it reads those
+/// instead (replayed under `standard`, 1 to 9 turns before the end), and
+/// with $SUPERNOVA_TWO_TURN_LOSER only the games that engine lost: how the
+/// "match game" positions of the suite were found.
 #[test]
 #[ignore]
 fn find_two_turn_positions() {
-    let Some(sdg) = common::shared("sdg", "find_two_turn_positions") else {
-        return;
+    let records = std::env::var_os("SUPERNOVA_TWO_TURN_RECORDS").map(std::path::PathBuf::from);
+    let (directory, replay_rules, backs): (_, _, &[usize]) = match records {
+        Some(directory) => (directory, Rules::STANDARD, &[1, 3, 5, 7, 9]),
+        None => {
+            let Some(sdg) = common::shared("sdg", "find_two_turn_positions") else {
+                return;
+            };
+            (sdg, Rules::SDG, &[3, 5])
+        }
     };
+    let loser_name = std::env::var("SUPERNOVA_TWO_TURN_LOSER").ok();
     let Some(out) = std::env::var_os("SUPERNOVA_TWO_TURN_OUT") else {
         eprintln!("set SUPERNOVA_TWO_TURN_OUT to a file to write");
         return;
     };
     let mut out = std::fs::File::create(out).unwrap();
     let rules = Rules::STANDARD;
-    let mut names: Vec<_> = std::fs::read_dir(&sdg)
+    let mut names: Vec<_> = std::fs::read_dir(&directory)
         .unwrap()
         .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|extension| extension == "raw"))
+        .filter(|path| {
+            path.extension()
+                .is_some_and(|extension| extension == "raw" || extension == "sdg")
+        })
         .collect();
     names.sort();
     // Resume after a given game ($SUPERNOVA_TWO_TURN_AFTER, a file stem).
@@ -227,16 +246,24 @@ fn find_two_turn_positions() {
     let per_check = Duration::from_secs(5);
     for path in names {
         let game = path.file_stem().unwrap().to_string_lossy().to_string();
-        let Ok(record) = GameRecord::parse_sdg(&std::fs::read_to_string(&path).unwrap()) else {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let Ok(record) = GameRecord::parse_sdg(&text) else {
             continue;
         };
-        let walk = record.walk(&Rules::SDG);
+        if let Some(name) = &loser_name {
+            // The winner's name is on the record's `Winner:` line.
+            let winner_line = text.lines().find(|line| line.starts_with("Winner:"));
+            if winner_line.is_none_or(|line| line.contains(name.as_str())) {
+                continue;
+            }
+        }
+        let walk = record.walk(&replay_rules);
         let Outcome::Win(winner) = walk.outcome else {
             continue;
         };
         let loser = winner.opponent();
         let last = walk.turns.len() - 1;
-        for back in [3, 5] {
+        for &back in backs {
             let Some(index) = last.checked_sub(back) else {
                 continue;
             };
