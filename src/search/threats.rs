@@ -348,32 +348,26 @@ impl ThreatChecker {
         // each is tested for a refutation as soon as it is listed, so that
         // the listing stops at the first forced win.
         let mut outer = std::mem::take(&mut self.outer);
+        let mut stops = std::mem::take(&mut self.resume_turns);
         let deadline = self.budget.and_then(|budget| budget.deadline);
-        let skip = take_resume_point(&mut self.resume_turns, position, rules);
         let search = first_listed(
             &mut outer,
+            &mut stops,
             position,
             rules,
             deadline,
-            skip,
             |result, outcome| match outcome {
                 Outcome::Ongoing => self.forces(result, rules),
                 _ => Ok(false),
             },
         );
         self.outer = outer;
-        match search {
-            Ok(Some(threat)) => {
-                self.threats.insert(0, threat);
-                self.threats.truncate(KILLERS);
-                Ok(true)
-            }
-            Ok(None) => Ok(false),
-            Err(decided) => {
-                remember_resume_point(&mut self.resume_turns, (*position, *rules, decided));
-                Err(OutOfBudget)
-            }
-        }
+        self.resume_turns = stops;
+        let Some(threat) = search? else {
+            return Ok(false);
+        };
+        remember_first(&mut self.threats, threat);
+        Ok(true)
     }
 
     /// Whether `result`, the position after a B turn that left the game
@@ -456,15 +450,15 @@ impl ThreatChecker {
             }
         }
         let mut inner = std::mem::take(&mut self.inner);
+        let mut stops = std::mem::take(&mut self.resume_replies);
         let deadline = self.budget.and_then(|budget| budget.deadline);
         let mover = position.side_to_move();
-        let skip = take_resume_point(&mut self.resume_replies, position, rules);
         let search = first_listed(
             &mut inner,
+            &mut stops,
             position,
             rules,
             deadline,
-            skip,
             |result, outcome| {
                 let refutes = match outcome {
                     Outcome::Win(winner) => winner == mover,
@@ -476,18 +470,12 @@ impl ThreatChecker {
             },
         );
         self.inner = inner;
-        match search {
-            Ok(Some(killer)) => {
-                self.killers.insert(0, killer);
-                self.killers.truncate(KILLERS);
-                Ok(true)
-            }
-            Ok(None) => Ok(false),
-            Err(decided) => {
-                remember_resume_point(&mut self.resume_replies, (*position, *rules, decided));
-                Err(OutOfBudget)
-            }
-        }
+        self.resume_replies = stops;
+        let Some(killer) = search? else {
+            return Ok(false);
+        };
+        remember_first(&mut self.killers, killer);
+        Ok(true)
     }
 
     /// Whether ending the turn in `reply` (A's actions played) refutes B.
@@ -503,19 +491,20 @@ impl ThreatChecker {
 }
 
 /// The first turn `enumerator` lists in `position` that `test` (given the
-/// turn's result and outcome) accepts, after skipping the first `skip`
-/// listed turns, which an earlier search showed it rejects. The listing
-/// stops at that turn: the rest, often thousands, change nothing. `Err`
-/// with the number of listed turns decided when the test ran out of budget
-/// or the listing reached `deadline` (at least `skip`), to resume from.
+/// turn's result and outcome) accepts. The listing stops at that turn: the
+/// rest, often thousands, change nothing. When the test runs out of budget
+/// or the listing reaches `deadline`, `stops` records how many listed turns
+/// were rejected, and the next search of the same position in `stops`
+/// skips them without testing them again.
 fn first_listed(
     enumerator: &mut TurnEnumerator,
+    stops: &mut Vec<ResumePoint>,
     position: &Position,
     rules: &Rules,
     deadline: Option<Instant>,
-    skip: usize,
     mut test: impl FnMut(&Position, Outcome) -> Result<bool, OutOfBudget>,
-) -> Result<Option<Vec<Action>>, usize> {
+) -> Result<Option<Vec<Action>>, OutOfBudget> {
+    let skip = take_resume_point(stops, position, rules);
     let mut found = None;
     let mut decided = 0;
     let mut out_of_budget = false;
@@ -544,13 +533,22 @@ fn first_listed(
         return Ok(found);
     }
     if out_of_budget || !complete {
-        return Err(decided.max(skip));
+        stops.insert(0, (*position, *rules, decided.max(skip)));
+        stops.truncate(RESUME_POINTS);
+        return Err(OutOfBudget);
     }
     Ok(None)
 }
 
+/// Puts `item` first in a most-recent-first list of at most [`KILLERS`].
+fn remember_first(list: &mut Vec<Vec<Action>>, item: Vec<Action>) {
+    list.insert(0, item);
+    list.truncate(KILLERS);
+}
+
 /// A position, the rules, and how many of the turns listed there a check
-/// that ran out of budget had decided ([`ThreatChecker`]'s `resume_turns`).
+/// that ran out of budget had decided ([`ThreatChecker`]'s `resume_turns`
+/// and `resume_replies`).
 type ResumePoint = (Position, Rules, usize);
 
 /// How many listed turns in `position` an earlier check that ran out of
@@ -563,13 +561,6 @@ fn take_resume_point(points: &mut Vec<ResumePoint>, position: &Position, rules: 
         under == rules && stopped == position && stopped.slot_hashes() == position.slot_hashes()
     });
     found.map_or(0, |index| points.remove(index).2)
-}
-
-/// Records where a check stopped, most recent first, forgetting the oldest
-/// past [`RESUME_POINTS`].
-fn remember_resume_point(points: &mut Vec<ResumePoint>, point: ResumePoint) {
-    points.insert(0, point);
-    points.truncate(RESUME_POINTS);
 }
 
 /// The budget of the root's check for a search under `limits` whose planned
