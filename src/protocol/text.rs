@@ -61,6 +61,7 @@ pub fn decision_word(decision: Decision) -> &'static str {
         Decision::ForcedDraw => "forced-draw",
         Decision::SafetyFallback => "safety-fallback",
         Decision::NoSafeTurn => "no-safe-turn",
+        Decision::NoSafeTurnFound => "no-safe-turn-found",
         Decision::TwoTurnDefence => "two-turn-defence",
         Decision::UnrefutedTurn => "unrefuted-turn",
         Decision::Setup => "setup",

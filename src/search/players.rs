@@ -94,7 +94,8 @@ impl TurnList {
 }
 
 /// The whole turns of a position sorted into safe ones (the opponent has no
-/// winning reply), draws (mutual elimination) and the rest. Exact.
+/// winning reply), draws (mutual elimination) and the rest. Exact for the
+/// turns classified; all of them once `complete`.
 pub(crate) struct SafeTurns {
     pub list: TurnList,
     /// Safe, non-final turns, best score first.
@@ -103,29 +104,63 @@ pub(crate) struct SafeTurns {
     pub wins: Vec<usize>,
     /// Turns that draw at once.
     pub draws: Vec<usize>,
+    /// Whether every turn was classified. A classification cut short by its
+    /// deadline holds the turns listed before it, and [`SafeTurns::resume`]
+    /// goes on from there instead of listing them again.
+    pub complete: bool,
+    /// How many turns, in listing order, were classified.
+    classified: usize,
+    /// Sorted hashes of the safe turns' results, once complete.
+    safe_results: Vec<u64>,
 }
 
 impl SafeTurns {
-    /// Classifies every turn, or gives up (`None`) at the deadline. The
-    /// solver is exact, so "safe" is exact.
+    /// Classifies the turns until `deadline`. The solver is exact, so
+    /// "safe" is exact.
     ///
     /// The turns are classified as they are listed and only those a choice
     /// can be made from are kept (the safe ones, wins and draws): in check
     /// most of a position's tens of thousands of turns lose at once, and
     /// storing each result costs more than deciding it. When every turn
-    /// loses, they are listed again with their scores.
-    pub fn new_until(
+    /// loses, they are listed again with their scores (if the deadline
+    /// allows).
+    pub fn classify(
         position: &Position,
         rules: &Rules,
         tunables: &Tunables,
         solver: &mut Solver,
         deadline: Option<Instant>,
-    ) -> Option<SafeTurns> {
+    ) -> SafeTurns {
+        let mut analysis = SafeTurns {
+            list: TurnList::default(),
+            safe: Vec::new(),
+            wins: Vec::new(),
+            draws: Vec::new(),
+            complete: false,
+            classified: 0,
+            safe_results: Vec::new(),
+        };
+        analysis.resume(position, rules, tunables, solver, deadline);
+        analysis
+    }
+
+    /// Goes on classifying the turns of `position` (the one the
+    /// classification was made for) where an earlier call stopped, until
+    /// `deadline`. The listing order is fixed, so the turns already
+    /// classified are only listed again, not decided again.
+    pub fn resume(
+        &mut self,
+        position: &Position,
+        rules: &Rules,
+        tunables: &Tunables,
+        solver: &mut Solver,
+        deadline: Option<Instant>,
+    ) {
+        if self.complete {
+            return;
+        }
         let mover = position.side_to_move();
-        let mut list = TurnList::default();
-        let mut safe = Vec::new();
-        let mut wins = Vec::new();
-        let mut draws = Vec::new();
+        let skip = self.classified;
         let mut listed = 0usize;
         let mut late = false;
         let completed = TurnEnumerator::default().for_each_turn_while(
@@ -133,53 +168,57 @@ impl SafeTurns {
             rules,
             deadline,
             |actions, result, outcome| {
-                listed += 1;
-                if listed % 256 == 0 && deadline.is_some_and(|deadline| Instant::now() >= deadline)
+                if listed < skip {
+                    listed += 1;
+                    return true;
+                }
+                if (listed - skip) % 256 == 255
+                    && deadline.is_some_and(|deadline| Instant::now() >= deadline)
                 {
                     late = true;
                     return false;
                 }
+                listed += 1;
                 let class = match outcome {
-                    Outcome::Win(winner) if winner == mover => &mut wins,
+                    Outcome::Win(winner) if winner == mover => &mut self.wins,
                     Outcome::Win(_) => return true,
-                    Outcome::Draw => &mut draws,
+                    Outcome::Draw => &mut self.draws,
                     Outcome::Ongoing if solver.can_win_expected(result, rules) => return true,
-                    Outcome::Ongoing => &mut safe,
+                    Outcome::Ongoing => &mut self.safe,
                 };
-                class.push(list.entries.len());
-                list.push(actions, result, outcome, 0.0);
+                class.push(self.list.entries.len());
+                let score = turn_score(result, outcome, mover, tunables);
+                self.list.push(actions, result, outcome, score);
                 true
             },
         );
-        if !completed || late {
-            return None;
-        }
-        if list.entries.is_empty() {
+        self.classified = listed.max(skip);
+        self.complete = completed && !late;
+        if self.complete && self.list.entries.is_empty() {
             // Every turn loses: the choice is by score among all of them.
-            list = TurnList::new_until(position, rules, tunables, deadline)?;
-        } else {
-            for entry in &mut list.entries {
-                entry.score = turn_score(&entry.result, entry.outcome, mover, tunables);
+            if let Some(list) = TurnList::new_until(position, rules, tunables, deadline) {
+                self.list = list;
             }
         }
-        let by_score = |indices: &mut Vec<usize>| {
-            indices.sort_by(|&a, &b| list.entries[b].score.total_cmp(&list.entries[a].score));
-        };
-        by_score(&mut safe);
-        by_score(&mut wins);
-        by_score(&mut draws);
-        Some(SafeTurns {
-            list,
-            safe,
-            wins,
-            draws,
-        })
+        let entries = &self.list.entries;
+        for indices in [&mut self.safe, &mut self.wins, &mut self.draws] {
+            indices.sort_by(|&a, &b| entries[b].score.total_cmp(&entries[a].score));
+        }
+        if self.complete {
+            self.safe_results = self
+                .safe
+                .iter()
+                .map(|&index| entries[index].result.hash())
+                .collect();
+            self.safe_results.sort_unstable();
+        }
     }
 
-    /// The safe turns, best score first, with their results.
-    pub fn safe_turns(&self) -> Vec<(Vec<Action>, Position)> {
+    /// The first `limit` safe turns, best score first, with their results.
+    pub fn safe_turns(&self, limit: usize) -> Vec<(Vec<Action>, Position)> {
         self.safe
             .iter()
+            .take(limit)
             .map(|&index| {
                 (
                     self.list.actions(index).to_vec(),
@@ -189,16 +228,17 @@ impl SafeTurns {
             .collect()
     }
 
-    /// Whether `hash` is the position after one of the safe turns.
+    /// Whether `hash` is the position after one of the safe turns; only
+    /// meaningful once the classification is complete.
     pub fn is_safe_result(&self, hash: u64) -> bool {
-        self.safe
-            .iter()
-            .any(|&index| self.list.entries[index].result.hash() == hash)
+        self.safe_results.binary_search(&hash).is_ok()
     }
 
     /// What [`greedy`] chooses, read from the classification: a win at once,
     /// else the best-scored safe turn, else a mutual elimination, else the
-    /// best-scored turn.
+    /// best-scored turn. From a classification cut short, the same among the
+    /// turns classified, and no turn at all when none of them is a win, safe
+    /// or a draw (decision [`Decision::NoSafeTurnFound`]).
     pub fn greedy_choice(&self) -> Choice {
         let pick = |index: usize, value: f32, decision: Decision| Choice {
             actions: self.list.actions(index).to_vec(),
@@ -212,6 +252,12 @@ impl SafeTurns {
             pick(index, value, Decision::Greedy)
         } else if let Some(&index) = self.draws.first() {
             pick(index, 0.0, Decision::ForcedDraw)
+        } else if !self.complete {
+            Choice {
+                actions: Vec::new(),
+                value: -1.0,
+                decision: Decision::NoSafeTurnFound,
+            }
         } else {
             match self.list.by_score().first() {
                 Some(&index) => pick(index, -1.0, Decision::NoSafeTurn),
@@ -640,8 +686,8 @@ mod tests {
                     Outcome::Ongoing => safe.push(result.hash()),
                 }
             });
-            let analysis =
-                SafeTurns::new_until(&position, &rules, &tunables, &mut solver, None).unwrap();
+            let analysis = SafeTurns::classify(&position, &rules, &tunables, &mut solver, None);
+            assert!(analysis.complete);
             let sorted = |indices: &[usize]| {
                 let mut results: Vec<u64> = indices
                     .iter()
@@ -657,7 +703,7 @@ mod tests {
             assert_eq!(sorted(&analysis.wins), wins, "{position:?}");
             assert_eq!(sorted(&analysis.draws), draws, "{position:?}");
             let listed: Vec<Vec<Action>> = analysis
-                .safe_turns()
+                .safe_turns(usize::MAX)
                 .into_iter()
                 .map(|(turn, _)| turn)
                 .collect();
@@ -680,6 +726,57 @@ mod tests {
     }
 
     #[test]
+    fn a_classification_cut_short_and_resumed_is_the_whole_classification() {
+        let rules = Rules::STANDARD;
+        let tunables = Tunables::default();
+        let mut solver = Solver::default();
+        let past = Some(Instant::now());
+        let mut resumed_in_parts = 0;
+        let mut enumerator = TurnEnumerator::default();
+        for position in attacking_game_positions(40, 30, &rules, &tunables) {
+            if enumerator.count(&position, &rules) > 20_000 {
+                continue;
+            }
+            let whole = SafeTurns::classify(&position, &rules, &tunables, &mut solver, None);
+            // A deadline already past stops each call after 255 turns.
+            let mut parts = SafeTurns::classify(&position, &rules, &tunables, &mut solver, past);
+            let mut calls = 1;
+            while !parts.complete {
+                if parts.safe.is_empty() && parts.wins.is_empty() && parts.draws.is_empty() {
+                    let choice = parts.greedy_choice();
+                    assert!(choice.actions.is_empty());
+                    assert_eq!(choice.decision, Decision::NoSafeTurnFound);
+                }
+                parts.resume(&position, &rules, &tunables, &mut solver, past);
+                calls += 1;
+            }
+            if calls > 1 {
+                resumed_in_parts += 1;
+            }
+            let turns = |analysis: &SafeTurns, indices: &[usize]| -> Vec<Vec<Action>> {
+                indices
+                    .iter()
+                    .map(|&index| analysis.list.actions(index).to_vec())
+                    .collect()
+            };
+            assert_eq!(turns(&parts, &parts.safe), turns(&whole, &whole.safe));
+            assert_eq!(turns(&parts, &parts.wins), turns(&whole, &whole.wins));
+            assert_eq!(turns(&parts, &parts.draws), turns(&whole, &whole.draws));
+            let choice = parts.greedy_choice();
+            let expected = whole.greedy_choice();
+            assert_eq!(choice.actions, expected.actions, "{position:?}");
+            assert_eq!(choice.decision, expected.decision, "{position:?}");
+            for &index in &whole.safe {
+                assert!(parts.is_safe_result(whole.list.entries[index].result.hash()));
+            }
+        }
+        assert!(
+            resumed_in_parts >= 5,
+            "{resumed_in_parts} positions resumed"
+        );
+    }
+
+    #[test]
     fn the_greedy_choice_reads_the_same_from_a_classification() {
         let rules = Rules::STANDARD;
         let tunables = Tunables::default();
@@ -688,8 +785,7 @@ mod tests {
         assert!(positions.len() >= 40, "{} positions", positions.len());
         for position in positions {
             let lazy = greedy(&position, &rules, &tunables, &mut solver);
-            let classified = SafeTurns::new_until(&position, &rules, &tunables, &mut solver, None)
-                .unwrap()
+            let classified = SafeTurns::classify(&position, &rules, &tunables, &mut solver, None)
                 .greedy_choice();
             assert_eq!(lazy.actions, classified.actions, "{position:?}");
             assert_eq!(lazy.value, classified.value, "{position:?}");

@@ -82,6 +82,10 @@ pub enum Decision {
     SafetyFallback,
     /// Every turn lets the opponent win at once.
     NoSafeTurn,
+    /// In check, the time ran out before every turn was classified, and
+    /// none of those classified is safe: the tree's best turn, which lets
+    /// the opponent win at once, since a `movetime` or a clock must hold.
+    NoSafeTurnFound,
     /// The search's choice let the opponent force a win within two of its
     /// turns (see `threats.rs`); this turn, proven not to, replaces it.
     TwoTurnDefence,

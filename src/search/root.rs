@@ -23,6 +23,13 @@ use super::solver::Solver;
 use super::tunables::Tunables;
 use crate::rules::{Action, Outcome, Position, Rules};
 
+/// With more safe turns than this in check, the tree is not restricted to
+/// them: most turns are safe, its own win-in-one checks at the leaves find
+/// the others, and hashing every position on tens of thousands of safe
+/// turns took longer than the search's whole time at 100 ms a turn.
+/// [`choose`] verifies the tree's choice either way.
+const FILTERED_TURNS: usize = 4096;
+
 /// What the root checks found before the tree runs.
 pub(super) enum Examined {
     /// The turn is decided without the tree.
@@ -36,7 +43,8 @@ pub(super) enum Examined {
 pub(super) struct RootCheck {
     /// Whether the opponent could win at once after a pass.
     pub in_check: bool,
-    /// Every turn classified, when in check and the listing finished in time.
+    /// The turns classified, when in check: all of them, or those listed
+    /// before the deadline (resumed by [`choose`] if it needs them).
     pub safe_turns: Option<SafeTurns>,
     /// Sorted hashes of the positions on the safe turns, to restrict the
     /// tree to them (when there are several).
@@ -44,8 +52,9 @@ pub(super) struct RootCheck {
 }
 
 /// Checks 1 and 2. Listing the turns in check can take a while in big
-/// positions, so it gives up at `deadline`; the tree then searches every
-/// turn and [`choose`] still verifies its choice exactly.
+/// positions, so it stops at `deadline`; the tree then searches every
+/// turn, [`choose`] still verifies its choice exactly, and classifies the
+/// rest of the turns only if none of the tree's is safe.
 pub(super) fn examine(
     position: &Position,
     rules: &Rules,
@@ -66,9 +75,12 @@ pub(super) fn examine(
     if !check.in_check {
         return Examined::Search(check);
     }
-    let Some(analysis) = SafeTurns::new_until(position, rules, tunables, solver, deadline) else {
+    let analysis = SafeTurns::classify(position, rules, tunables, solver, deadline);
+    if !analysis.complete {
+        // The tree searches every turn; `choose` resumes the classification.
+        check.safe_turns = Some(analysis);
         return Examined::Search(check);
-    };
+    }
     let decided = match analysis.safe.as_slice() {
         [] => analysis.draws.first().map(|&draw| {
             let turn = analysis.list.actions(draw).to_vec();
@@ -82,6 +94,7 @@ pub(super) fn examine(
                 Decision::OnlySafeTurn,
             ))
         }
+        many if many.len() > FILTERED_TURNS => None,
         _ => {
             check.filter = Some(analysis.filter(position, rules));
             None
@@ -97,7 +110,9 @@ pub(super) fn examine(
 }
 
 /// Check 3: the tree's first safe turn, else the greedy choice among every
-/// turn (from the in-check classification when there is one).
+/// turn (from the in-check classification when there is one), classified
+/// until `deadline`: past it, among the turns classified by then, and the
+/// tree's best turn when none of them is safe.
 pub(super) fn choose(
     reading: &TreeReading,
     check: RootCheck,
@@ -105,6 +120,7 @@ pub(super) fn choose(
     rules: &Rules,
     tunables: &Tunables,
     solver: &mut Solver,
+    deadline: Option<Instant>,
 ) -> Choice {
     for turn in reading.turns() {
         if is_safe(&turn.actions, position, rules, &check, solver) {
@@ -115,24 +131,26 @@ pub(super) fn choose(
             };
         }
     }
-    // In check most turns lose at once: classifying them scores only the
-    // few safe ones, where `greedy` would score every turn.
-    let classified = match check.safe_turns {
-        None if check.in_check => SafeTurns::new_until(position, rules, tunables, solver, None),
-        analysis => analysis,
+    // The classification chooses what `greedy` would, and stops at the
+    // deadline (in check, it goes on from where the root's stopped).
+    let mut classified = match check.safe_turns {
+        Some(analysis) => analysis,
+        None => SafeTurns::classify(position, rules, tunables, solver, deadline),
     };
-    let mut choice = match &classified {
-        Some(analysis) => analysis.greedy_choice(),
-        None => greedy(position, rules, tunables, solver),
-    };
+    classified.resume(position, rules, tunables, solver, deadline);
+    let mut choice = classified.greedy_choice();
     let Some(best) = &reading.best else {
         // The tree holds no turn: the greedy choice is the whole answer.
+        if choice.actions.is_empty() {
+            return greedy(position, rules, tunables, solver);
+        }
         return choice;
     };
     match choice.decision {
         Decision::Greedy | Decision::ImmediateWin => choice.decision = Decision::SafetyFallback,
-        // Every turn loses at once: the tree may know which holds out longest.
-        Decision::NoSafeTurn => {
+        // Every turn loses at once (or none classified in time is safe): the
+        // tree may know which holds out longest.
+        Decision::NoSafeTurn | Decision::NoSafeTurnFound => {
             choice.actions = best.actions.clone();
             choice.value = best.value;
         }
@@ -161,8 +179,8 @@ fn is_safe(
         Ok(Outcome::Win(winner)) => winner == position.side_to_move(),
         Ok(Outcome::Draw) | Err(_) => false,
         Ok(Outcome::Ongoing) => match &check.safe_turns {
-            Some(analysis) => analysis.is_safe_result(replay.hash()),
-            None => !solver.can_win(&replay, rules),
+            Some(analysis) if analysis.complete => analysis.is_safe_result(replay.hash()),
+            _ => !solver.can_win(&replay, rules),
         },
     }
 }

@@ -34,6 +34,12 @@ const STOPPED_CHECK_TIME: Duration = Duration::from_millis(20);
 /// may take (see `root::examine`).
 const IN_CHECK_LISTING_SHARE: f64 = 0.7;
 
+/// How many of the safe turns in check (best first by score) the defence
+/// search gets as candidates: ordering them costs two solver calls each,
+/// a root can have tens of thousands, and in the time of a search the
+/// defence search decides a few dozen at most.
+const DEFENCE_CANDIDATES: usize = 2048;
+
 /// One call of [`Searcher::search`]: what to search, and when it started.
 struct Job<'a> {
     position: &'a Position,
@@ -224,7 +230,7 @@ impl Searcher {
         );
         // Listing the turns in check gets most of the soft limit: when it
         // runs out, the tree searches every turn, and if none it tried is
-        // safe the fallback classifies them all again, past the limit.
+        // safe the choice resumes the listing, until the time is up.
         let deadline = plan
             .soft
             .map(|soft| job.start + soft.mul_f64(IN_CHECK_LISTING_SHARE));
@@ -244,7 +250,8 @@ impl Searcher {
             let safe = check
                 .safe_turns
                 .as_ref()
-                .map(|analysis| analysis.safe_turns());
+                .filter(|analysis| analysis.complete)
+                .map(|analysis| analysis.safe_turns(DEFENCE_CANDIDATES));
             verifier.in_check(safe, &rules, &tunables);
         }
         let grown = self.grow_tree(job, plan, &check, &mut verifier, on_info);
@@ -253,24 +260,38 @@ impl Searcher {
             self.threat_memory = verifier.into_memory();
             return self.greedy_result(position, job.start);
         };
+        // Told to stop (`stop`, `ponderhit`, `quit`), the answer is wanted
+        // now: an infinite search's checks have no deadline of their own and
+        // could take seconds.
+        let prompt = job
+            .stop
+            .load(Ordering::Relaxed)
+            .then(|| Instant::now() + STOPPED_CHECK_TIME);
+        let sooner = |deadline: Option<Instant>| match (deadline, prompt) {
+            (Some(deadline), Some(prompt)) => Some(deadline.min(prompt)),
+            (deadline, prompt) => deadline.or(prompt),
+        };
+        // The choice's classification (when none of the tree's turns is
+        // safe) ends with the time the search had, credits included.
+        let hard = plan.hard.map(|hard| job.start + hard + verifier.credit());
+        let cap = plan.cap.map(|cap| job.start + cap);
+        let choice_deadline = sooner(hard.into_iter().chain(cap).min());
         let solver = &mut self.solver;
-        let choice = root::choose(&reading, check, position, &rules, &tunables, solver);
+        let choice = root::choose(
+            &reading,
+            check,
+            position,
+            &rules,
+            &tunables,
+            solver,
+            choice_deadline,
+        );
         let mut budget = verifier.remaining(threats::root_budget(
             job.limits,
             plan.soft,
             tunables[Tunable::CheckShare],
         ));
-        if job.stop.load(Ordering::Relaxed) {
-            // Told to stop (`stop`, `ponderhit`, `quit`): the answer is
-            // wanted now. An infinite search's check has no deadline of its
-            // own and could take seconds.
-            let prompt = Instant::now() + STOPPED_CHECK_TIME;
-            budget.deadline = Some(
-                budget
-                    .deadline
-                    .map_or(prompt, |deadline| deadline.min(prompt)),
-            );
-        }
+        budget.deadline = sooner(budget.deadline);
         let safer = verifier.safer_choice(&choice, &reading, position, &rules, budget);
         let choice = if let Some(safer) = safer {
             safer
