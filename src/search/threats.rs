@@ -389,9 +389,10 @@ impl ThreatChecker {
     }
 
     /// Whether one of the remembered winning plans, replayed by B to move in
-    /// `position`, still leaves A lost at once after a pass: a necessary
-    /// condition for the plan to force a win, and a cheap one (a solver call
-    /// a plan, where deciding the plan lists all of A's replies).
+    /// `position`, still leaves A lost at once after a pass and without a
+    /// win at once of its own: a necessary condition for the plan to force a
+    /// win, and a cheap one (two solver calls a plan, where deciding the plan
+    /// lists all of A's replies).
     fn still_threatened(
         &mut self,
         position: &Position,
@@ -403,7 +404,8 @@ impl ThreatChecker {
                 let Some(result) = checker.replayed(index, position, rules) else {
                     continue;
                 };
-                if checker.threatens(&result, rules)? {
+                // A win at once of A's own would refute the plan.
+                if checker.threatens(&result, rules)? && !checker.wins_at_once(&result, rules)? {
                     return Ok(true);
                 }
             }
@@ -438,6 +440,11 @@ impl ThreatChecker {
     /// Whether A, to move in `position`, has a turn that wins, draws or
     /// leaves B no win at once.
     fn refuted(&mut self, position: &Position, rules: &Rules) -> Result<bool, OutOfBudget> {
+        // A counter-attack that wins at once refutes, and one solver call
+        // finds it where the listing could take thousands of turns first.
+        if self.wins_at_once(position, rules)? {
+            return Ok(true);
+        }
         for index in 0..self.killers.len() {
             let mut reply = *position;
             let legal = self.killers[index]
@@ -832,12 +839,13 @@ impl RootVerifier {
             self.seek_over = true;
             return;
         };
+        let mut solver = Solver::default();
         let keyed = safe
             .iter()
             .enumerate()
             .map(|(index, (_, result))| {
                 (
-                    super::static_evaluation_with(result, rules, tunables),
+                    super::static_evaluation_using(result, rules, tunables, &mut solver),
                     index,
                 )
             })
@@ -1034,7 +1042,10 @@ impl RootVerifier {
         if !self.listed {
             self.listed = true;
             let tunables = shared.tunables;
-            let order = |result: &Position| super::static_evaluation_with(result, rules, tunables);
+            let mut solver = Solver::default();
+            let order = |result: &Position| {
+                super::static_evaluation_using(result, rules, tunables, &mut solver)
+            };
             let listed = self
                 .checker
                 .candidates(&shared.root_position, rules, deadline, order);
@@ -1166,16 +1177,24 @@ impl RootVerifier {
     }
 
     /// The turn to play under a threat with no defence proven in time, when
-    /// the tree's `choice` was proven lost in two: the first turn that no
-    /// check refuted and that the opponent cannot win against at once,
-    /// taken from the tree's turns, then from the defence search's untried
-    /// turns (best first by the static evaluation), then from those it put
-    /// aside. Any turn not proven lost is better than one that is. `None`
-    /// to keep `choice`.
+    /// the tree's `choice` was proven lost in two, or was never checked and
+    /// no time is left to check it while a known plan of the opponent still
+    /// threatens after it: the first turn that no check refuted, that the
+    /// opponent cannot win against at once and after which no known plan
+    /// threatens, taken from the tree's turns, then from the defence
+    /// search's untried turns (best first by the static evaluation), then
+    /// from those it put aside; for a refuted choice, failing that, the
+    /// first not refuted and not lost at once. Any turn not proven lost is
+    /// better than one that is. `None` to keep `choice`.
     ///
     /// Why: the tree, whose leaf evaluation does not see the plan, can
     /// still prefer a turn the checks refuted, and in a position with tens
     /// of thousands of opponent turns no defence may be proven in 100 ms.
+    /// At 100 ms a turn the tree often proposes one refuted turn after
+    /// another, the checks refute each in a fraction of a millisecond once
+    /// the plan is known, and the last one comes when the time is spent:
+    /// a known plan that still threatens after it says that it most likely
+    /// loses the same way.
     fn escape(
         &mut self,
         choice: &Choice,
@@ -1184,15 +1203,26 @@ impl RootVerifier {
         rules: &Rules,
         budget: ThreatBudget,
     ) -> Option<Choice> {
-        if !self.refuted.contains(&choice.actions) {
-            return None;
-        }
         // A short look of its own on the clock: the search's time may be
-        // spent, and each turn costs a solver call.
-        let budget = ThreatBudget {
+        // spent, and each turn costs a solver call or a few.
+        let look = ThreatBudget {
             work: budget.work,
             deadline: budget.deadline.map(|_| Instant::now() + ESCAPE_TIME),
         };
+        let refuted_choice = self.refuted.contains(&choice.actions);
+        if !refuted_choice {
+            // With time left, the check after the search decides the choice.
+            let time_left = budget
+                .deadline
+                .is_none_or(|deadline| deadline > Instant::now() + ESCAPE_TIME);
+            if time_left {
+                return None;
+            }
+            let result = result_of(position, &choice.actions, rules)?;
+            if self.checker.still_threatened(&result, rules, look) != Some(true) {
+                return None;
+            }
+        }
         let RootVerifier {
             checker,
             refuted,
@@ -1203,34 +1233,51 @@ impl RootVerifier {
             ..
         } = self;
         checker.reset_work();
-        let tree = reading.turns().map(|turn| turn.actions.as_slice());
-        let untried = candidates[(*next_candidate).min(candidates.len())..]
-            .iter()
-            .map(|(actions, _)| actions.as_slice());
-        let put_aside = deferred[(*next_deferred).min(deferred.len())..]
-            .iter()
-            .map(|&index| candidates[index].0.as_slice());
-        for actions in tree.chain(untried).chain(put_aside) {
-            if refuted.iter().any(|turn| turn == actions) {
-                continue;
-            }
-            let Some(result) = result_of(position, actions, rules) else {
-                continue;
-            };
-            match checker.within(budget, |checker| checker.wins_at_once(&result, rules)) {
-                Some(false) => {
-                    let value = reading
-                        .turns()
-                        .find(|turn| turn.actions == actions)
-                        .map_or(choice.value, |turn| turn.value);
-                    return Some(Choice {
-                        actions: actions.to_vec(),
-                        value,
-                        decision: Decision::UnrefutedTurn,
-                    });
+        let tree = || reading.turns().map(|turn| turn.actions.as_slice());
+        let untried = || {
+            candidates[(*next_candidate).min(candidates.len())..]
+                .iter()
+                .map(|(actions, _)| actions.as_slice())
+        };
+        let put_aside = || {
+            deferred[(*next_deferred).min(deferred.len())..]
+                .iter()
+                .map(|&index| candidates[index].0.as_slice())
+        };
+        let passes: &[bool] = if refuted_choice {
+            &[true, false]
+        } else {
+            &[true]
+        };
+        for &unthreatened in passes {
+            for actions in tree().chain(untried()).chain(put_aside()) {
+                if refuted.iter().any(|turn| turn == actions) {
+                    continue;
                 }
-                Some(true) => {}
-                None => break,
+                let Some(result) = result_of(position, actions, rules) else {
+                    continue;
+                };
+                match checker.within(look, |checker| checker.wins_at_once(&result, rules)) {
+                    Some(false) => {}
+                    Some(true) => continue,
+                    None => return None,
+                }
+                if unthreatened {
+                    match checker.still_threatened(&result, rules, look) {
+                        Some(false) => {}
+                        Some(true) => continue,
+                        None => return None,
+                    }
+                }
+                let value = reading
+                    .turns()
+                    .find(|turn| turn.actions == actions)
+                    .map_or(choice.value, |turn| turn.value);
+                return Some(Choice {
+                    actions: actions.to_vec(),
+                    value,
+                    decision: Decision::UnrefutedTurn,
+                });
             }
         }
         None
@@ -1321,6 +1368,87 @@ mod tests {
         verifier.refuted = vec![choice];
         assert!(verifier
             .escape(&unchecked, &reading, &position, &rules, budget)
+            .is_none());
+    }
+
+    #[test]
+    fn an_unchecked_choice_after_which_a_known_plan_threatens_gives_way_when_no_time_is_left() {
+        let rules = Rules::STANDARD;
+        let board = hwpn::parse(THREATENED).unwrap();
+        let position = board.position;
+        let turn = |text: &str| board.clone().play_turn_text(&rules, text).unwrap().actions;
+        let budget = ThreatBudget::work(50_000_000);
+        let refuted = turn("build.g3.Ann");
+        let mut verifier =
+            RootVerifier::new(&SearchLimits::nodes(1_000), None, Instant::now(), 0.25);
+        verifier.threatened = true;
+        // The check of the refuted turn teaches the checker the plan.
+        let checker = verifier.checker();
+        assert_eq!(
+            checker.is_defence(&position, &refuted, &rules, budget),
+            Some(false)
+        );
+        verifier.refuted = vec![refuted.clone()];
+        let checker = verifier.checker();
+        let after = |actions: &[Action]| result_of(&position, actions, &rules).unwrap();
+        // The first listed turns after which the plan still threatens, and
+        // after which it does not (and the opponent cannot win at once).
+        let (mut unchecked, mut unthreatened) = (None, None);
+        let mut solver = Solver::default();
+        TurnEnumerator::default().for_each_turn_while(
+            &position,
+            &rules,
+            None,
+            |actions, result, outcome| {
+                if outcome == Outcome::Ongoing && actions != refuted.as_slice() {
+                    let threatened = checker.still_threatened(result, &rules, budget);
+                    if threatened == Some(true) {
+                        unchecked.get_or_insert(actions.to_vec());
+                    } else if !solver.can_win(result, &rules) {
+                        unthreatened.get_or_insert(actions.to_vec());
+                    }
+                }
+                unchecked.is_none() || unthreatened.is_none()
+            },
+        );
+        let unchecked = unchecked.expect("a turn the plan still threatens after");
+        let unthreatened = unthreatened.expect("a turn it does not");
+        assert_eq!(
+            checker.still_threatened(&after(&unthreatened), &rules, budget),
+            Some(false)
+        );
+        let reading = TreeReading {
+            best: Some(tree_turn(&position, &unchecked, &rules)),
+            candidates: [&unchecked, &refuted, &unthreatened]
+                .into_iter()
+                .map(|actions| tree_turn(&position, actions, &rules))
+                .collect(),
+        };
+        let choice = Choice {
+            actions: unchecked.clone(),
+            value: 0.0,
+            decision: Decision::Search,
+        };
+        // With time left, the check after the search decides the choice.
+        assert!(verifier
+            .escape(&choice, &reading, &position, &rules, budget)
+            .is_none());
+        let no_time = ThreatBudget {
+            work: budget.work,
+            deadline: Some(Instant::now()),
+        };
+        let escaped = verifier
+            .escape(&choice, &reading, &position, &rules, no_time)
+            .expect("the choice gives way");
+        assert_eq!(escaped.actions, unthreatened);
+        assert_eq!(escaped.decision, Decision::UnrefutedTurn);
+        // A choice after which no known plan threatens stands.
+        let quiet = Choice {
+            actions: unthreatened.clone(),
+            ..choice
+        };
+        assert!(verifier
+            .escape(&quiet, &reading, &position, &rules, no_time)
             .is_none());
     }
 
