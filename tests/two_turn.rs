@@ -17,10 +17,10 @@ use std::time::{Duration, Instant};
 
 use supernova::notation::hwpn;
 use supernova::record::GameRecord;
-use supernova::rules::{Outcome, Player, Position, Rules};
+use supernova::rules::{Outcome, Player, Position, Rules, TurnEnumerator};
 use supernova::search::{
-    static_evaluation, PlayerKind, SearchLimits, SearchOptions, Searcher, Solver, ThreatBudget,
-    ThreatChecker,
+    static_evaluation, Decision, PlayerKind, SearchLimits, SearchOptions, Searcher, Solver,
+    ThreatBudget, ThreatChecker,
 };
 
 const SUITE: &str = "positions/tactics/two_turn.txt";
@@ -192,6 +192,55 @@ fn the_engine_defends_every_suite_position() {
         "not defended:\n{}",
         failures.join("\n")
     );
+}
+
+/// Far ahead, the engine plays a forced win in two when it has one: in the
+/// suite positions after a pass (the attacker to move, with a plan), every
+/// turn it plays as `forced-win-in-two` is checked by listing all the
+/// replies, each of which must leave the attacker a win at once.
+#[test]
+fn far_ahead_the_engine_plays_a_forced_win_in_two() {
+    let rules = Rules::STANDARD;
+    let stop = AtomicBool::new(false);
+    let mut solver = Solver::default();
+    let mut played = 0;
+    let entries = suite();
+    for (root, source) in &entries {
+        let attack = passed(root, &rules).expect("a pass is legal");
+        let mut searcher = Searcher::new(SearchOptions {
+            hash_mb: 16,
+            player: PlayerKind::Mcts,
+            ..SearchOptions::default()
+        });
+        let result = searcher.search(&attack, &[], &SearchLimits::nodes(1_000), &stop, |_| {});
+        if result.decision != Decision::ForcedWinInTwo {
+            continue;
+        }
+        played += 1;
+        let attacker = attack.side_to_move();
+        let mut after = attack;
+        for &action in &result.best_turn {
+            after.try_apply(&rules, action).unwrap();
+        }
+        assert_eq!(after.end_turn(&rules), Ok(Outcome::Ongoing), "{source}");
+        let mut replies = 0;
+        TurnEnumerator::default().for_each_turn(&after, &rules, |_, reply, outcome| {
+            replies += 1;
+            let lost = match outcome {
+                Outcome::Win(winner) => winner == attacker,
+                Outcome::Draw => false,
+                Outcome::Ongoing => solver.can_win(reply, &rules),
+            };
+            assert!(lost, "{source}: a reply escapes {:?}", result.best_turn);
+        });
+        assert!(replies > 0, "{source}");
+    }
+    eprintln!(
+        "forced wins in two played in {played} of {} attacking positions",
+        entries.len()
+    );
+    // Most attackers in the suite are far ahead after the pass.
+    assert!(played >= 10, "only {played} forced wins in two played");
 }
 
 // ----- finding positions in real games ----------------------------------------

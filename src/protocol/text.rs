@@ -57,6 +57,7 @@ pub fn decision_word(decision: Decision) -> &'static str {
     match decision {
         Decision::Search => "search",
         Decision::ImmediateWin => "immediate-win",
+        Decision::ForcedWinInTwo => "forced-win-in-two",
         Decision::OnlySafeTurn => "only-safe-turn",
         Decision::ForcedDraw => "forced-draw",
         Decision::SafetyFallback => "safety-fallback",

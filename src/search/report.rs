@@ -74,6 +74,9 @@ pub enum Decision {
     Search,
     /// A turn that eliminates the opponent at once.
     ImmediateWin,
+    /// Far ahead, the first turn of a plan that wins by force on the next
+    /// turn: every reply of the opponent leaves a win at once.
+    ForcedWinInTwo,
     /// The only turn after which the opponent cannot win at once.
     OnlySafeTurn,
     /// Every other turn loses at once; this one eliminates both players.

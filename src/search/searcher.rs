@@ -61,6 +61,9 @@ pub struct Searcher {
     /// still apply a turn later, and replayed first they decide a check in
     /// a few solver calls. Forgotten with the tree by [`Searcher::clear`].
     threat_memory: ThreatChecker,
+    /// The checker that looks for the mover's own win in two when far
+    /// ahead, kept like `threat_memory`: its plans are the mover's.
+    attack_memory: ThreatChecker,
     /// The helpers' threads: built at the first search with more than one
     /// thread, rebuilt when `threads` changes.
     pool: Option<ThreadPool>,
@@ -80,6 +83,7 @@ impl Searcher {
             worker: Worker::default(),
             solver: Solver::default(),
             threat_memory: ThreatChecker::default(),
+            attack_memory: ThreatChecker::default(),
             pool: None,
             last_turn: None,
             searches: 0,
@@ -109,6 +113,7 @@ impl Searcher {
     pub fn clear(&mut self) {
         self.tree.clear();
         self.threat_memory = ThreatChecker::default();
+        self.attack_memory = ThreatChecker::default();
         self.last_turn = None;
         self.searches = 0;
     }
@@ -239,6 +244,11 @@ impl Searcher {
             Examined::Decided(result) => return result,
             Examined::Search(check) => check,
         };
+        if !check.in_check {
+            if let Some(result) = self.attack(job, plan.soft) {
+                return result;
+            }
+        }
         let mut verifier = threats::RootVerifier::new(
             job.limits,
             plan.soft,
@@ -315,6 +325,37 @@ impl Searcher {
             decision: choice.decision,
             info,
         }
+    }
+
+    /// Far ahead, the first turn of a forced win in two, if the search for
+    /// one finds it within its budget (see `threats::ATTACK_FROM`). A plan
+    /// whose turn leads back to an earlier position is not taken: the
+    /// repetition rule could end the game first.
+    fn attack(&mut self, job: &Job, soft: Option<Duration>) -> Option<SearchResult> {
+        let rules = &self.options.rules;
+        let tunables = &self.options.tunables;
+        let value = super::static_evaluation_using(job.position, rules, tunables, &mut self.solver);
+        if value < threats::ATTACK_FROM {
+            return None;
+        }
+        let budget = threats::attack_budget(job.limits, soft);
+        let turn = self
+            .attack_memory
+            .winning_plan(job.position, rules, budget)?;
+        let mut result = *job.position;
+        for &action in &turn {
+            result.try_apply(rules, action).ok()?;
+        }
+        result.end_turn(rules).ok()?;
+        if job.history.contains(&result.hash()) {
+            return None;
+        }
+        Some(SearchResult::decided(
+            turn,
+            1.0,
+            Decision::ForcedWinInTwo,
+            job.start.elapsed(),
+        ))
     }
 
     /// Places the root in the tree and searches it until the limits, the

@@ -173,6 +173,28 @@ impl ThreatChecker {
         self.within(budget, |checker| checker.forced_win(position, rules))
     }
 
+    /// The side to move's first turn of a plan that forces a win within its
+    /// next two turns (see [`ThreatChecker::forced_win_in_two`]), or `None`
+    /// when there is none, when the budget ran out, or when it wins at once
+    /// (the solver's business). Exact: every reply of the opponent to the
+    /// returned turn leaves a win at once.
+    pub fn winning_plan(
+        &mut self,
+        position: &Position,
+        rules: &Rules,
+        budget: ThreatBudget,
+    ) -> Option<Vec<Action>> {
+        let wins = self.within(budget, |checker| {
+            if checker.wins_at_once(position, rules)? {
+                return Ok(false);
+            }
+            checker.forced_win(position, rules)
+        });
+        // A found plan is first in the list: listed or replayed.
+        wins.filter(|&wins| wins)
+            .and_then(|_| self.threats.first().cloned())
+    }
+
     /// Runs `check` under `budget`, its work counted from zero and then
     /// added to the work spent; `None` when the budget ran out.
     fn within(
@@ -594,6 +616,28 @@ pub(super) fn root_budget(
     };
     ThreatBudget { work, deadline }
 }
+
+/// The budget of the search for the mover's own win in two when it is far
+/// ahead ([`ATTACK_FROM`]): [`root_budget`] with [`ATTACK_SHARE`] of the
+/// planned time and a quarter of its work.
+pub(super) fn attack_budget(limits: &SearchLimits, soft: Option<Duration>) -> ThreatBudget {
+    let budget = root_budget(limits, soft, ATTACK_SHARE);
+    ThreatBudget {
+        work: budget.work / 4,
+        ..budget
+    }
+}
+
+/// The static value (for the side to move, in [-1, 1]) from which the root
+/// looks for a forced win in two before searching: far ahead, the tree's
+/// leaf values are all high and it can shuffle for a hundred turns (in the
+/// 400-game match of 8631315 against e6e26e8 at 100 ms a turn, 13 games
+/// ended at the turn limit with the engine at +0.27 to +0.99), while an
+/// exact plan ends the game.
+pub(super) const ATTACK_FROM: f32 = 0.3;
+
+/// The share of the planned time that search may take.
+const ATTACK_SHARE: f32 = 0.4;
 
 /// The root's two-turn check, after the tree and the win-in-1 checks have
 /// chosen: if the chosen turn lets the opponent force a win in two, the
