@@ -342,11 +342,7 @@ impl Searcher {
         let turn = self
             .attack_memory
             .winning_plan(job.position, rules, budget)?;
-        let mut result = *job.position;
-        for &action in &turn {
-            result.try_apply(rules, action).ok()?;
-        }
-        result.end_turn(rules).ok()?;
+        let result = threats::result_of(job.position, &turn, rules)?;
         if job.history.contains(&result.hash()) {
             return None;
         }

@@ -1333,7 +1333,7 @@ impl RootVerifier {
 
 /// The position after `turn` from `position`, if it is legal and the game
 /// goes on after it.
-fn result_of(position: &Position, turn: &[Action], rules: &Rules) -> Option<Position> {
+pub(super) fn result_of(position: &Position, turn: &[Action], rules: &Rules) -> Option<Position> {
     let mut after = *position;
     for &action in turn {
         after.try_apply(rules, action).ok()?;
