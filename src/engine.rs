@@ -1289,6 +1289,8 @@ mod tests {
     #[test]
     fn the_evaluation_options_switch_and_refuse_bad_files() {
         let mut engine = Engine::default();
+        assert_eq!(engine.options().tunables.evaluation(), Evaluation::DEFAULT);
+        engine.set_option("Eval", "hand").unwrap();
         assert_eq!(engine.options().tunables.evaluation(), Evaluation::Hand);
         engine.set_option("Eval", "learned").unwrap();
         assert_eq!(engine.options().tunables.evaluation(), Evaluation::Learned);

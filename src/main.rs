@@ -426,9 +426,11 @@ enum Command {
         /// Threads (0 = every core).
         #[arg(long, default_value_t = 0)]
         threads: usize,
-        /// Real games (SDG records, replayed under sdg rules) whose positions
-        /// join every fit, except every fifth game by number (held out for
-        /// `accuracy --held-out`).
+        /// Recorded games (SDG records, replayed under sdg rules, or the
+        /// records `match --pgnout` writes) whose positions join every fit,
+        /// except every fifth game by number (held out for `accuracy
+        /// --held-out`); an engine's per-turn score in them is the search
+        /// value of the position.
         #[arg(long, num_args = 1..)]
         records: Vec<PathBuf>,
     },

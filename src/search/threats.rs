@@ -635,8 +635,10 @@ pub(super) fn attack_budget(limits: &SearchLimits, soft: Option<Duration>) -> Th
 /// ended at the turn limit with the engine at +0.27 to +0.99), while an
 /// exact plan ends the game. Measured at 100 ms a turn in self-play
 /// against these values (same code otherwise): 0.5 with a share of 0.15
-/// lost 26-62-13 (-129.5 ± 68.2 Elo, SPRT [0, 20] rejected at 100 games),
-/// and 0.1 scored 69-83-26 (about -27 ± 48, 178 games, stopped).
+/// lost 26-62-13 (-129.5 ± 68.2 Elo, SPRT [0, 20] rejected at 100 games)
+/// on a machine shared with other searches, and scored 48-41-11 (+24.4 ±
+/// 65.1) when repeated on a quiet one; 0.1 scored 69-83-26 (about -27 ±
+/// 48, 178 games, stopped). No setting measurably differs.
 pub(super) const ATTACK_FROM: f32 = 0.3;
 
 /// The share of the planned time that search may take.

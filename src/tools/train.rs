@@ -100,8 +100,9 @@ pub struct TrainConfig {
     pub threads: usize,
     /// Turns after the opening before a self-play or gate game is drawn.
     pub max_turns: u32,
-    /// Real games whose positions join every fit (value target: the game's
-    /// result), except the held-out ones (see [`is_held_out`]).
+    /// Recorded games whose positions join every fit (value target: the
+    /// game's result, and the search's value where an engine's turn comment
+    /// gives it), except the held-out ones (see [`is_held_out`]).
     pub records: Vec<GameRecord>,
     /// The rules the records are replayed under (SDG records need `sdg`).
     pub record_rules: Rules,
@@ -208,9 +209,7 @@ pub fn train(config: &TrainConfig, out: &mut dyn Write) -> Result<(), String> {
                     network.name = name;
                     network
                 }
-                _ => {
-                    ValueNetwork::from_hand(&Tunables::default(), config.hidden, config.seed, &name)
-                }
+                _ => ValueNetwork::from_hand(&start_tunables(), config.hidden, config.seed, &name),
             };
             let (network, report) = pool.install(|| fit(config, start, &samples, generation));
             say(out, format!("gen {generation}: fitted {report}"))?;
@@ -241,6 +240,25 @@ pub fn train(config: &TrainConfig, out: &mut dyn Write) -> Result<(), String> {
         say(out, line)?;
     }
     Ok(())
+}
+
+/// The `learned_scale` at which a new network starts as the hand
+/// evaluation ([`ValueNetwork::from_hand`]): every network trained so far
+/// started from the hand evaluation at this scale, so that in the fitted
+/// logistic domain (`learned_scale` 1) the start is half as sharp as the
+/// hand evaluation. Fixed here, not taken from the default tunables, so
+/// that a training command makes the same network whatever the play-time
+/// default is.
+const START_SCALE: f32 = 2.0;
+
+/// The tunables a new network is made from: the defaults, with
+/// [`START_SCALE`].
+fn start_tunables() -> Tunables {
+    let mut tunables = Tunables::default();
+    tunables
+        .set("learned_scale", START_SCALE)
+        .expect("the start scale is within learned_scale's range");
+    tunables
 }
 
 /// The flags in words, for the report's first line.
@@ -505,16 +523,49 @@ fn record_samples(config: &TrainConfig) -> Vec<Sample> {
             } else {
                 -1.0
             };
+            // An engine's record (`supernova match` writes one) gives the
+            // mover's search value of each turn, and the previous mover's
+            // value of its turn is, negated, one for this position (an
+            // engine that reports no score leaves only that); a person's
+            // record gives none.
+            let value_of = |number: u32| {
+                record
+                    .turns
+                    .iter()
+                    .find(|recorded| recorded.number == number)
+                    .and_then(|recorded| comment_value(&recorded.comments))
+            };
+            let searched = value_of(turn.number)
+                .or_else(|| value_of(turn.number.wrapping_sub(1)).map(|value| -value));
             samples.push(Sample {
                 game: record.header.game_number as u32,
                 position,
                 result,
-                value: result,
+                value: searched.unwrap_or(result),
                 threat: leaf_threat(&mut solver, &position, &rules),
             });
         }
     }
     samples
+}
+
+/// The mover's search value, in [-1, 1], that a turn's comment gives in
+/// the form `supernova match` writes (`{+0.29/9 0.512s}`: the protocol's
+/// `cp` over 100, so +0.29 is a value of 0.029; `{+M2/0 0.004s}` for a
+/// proven result), or `None` when no comment has one.
+fn comment_value(comments: &[String]) -> Option<f32> {
+    comments.iter().find_map(|line| {
+        let inside = line.trim().strip_prefix('{')?.strip_suffix('}')?;
+        let (score, _) = inside.split_once('/')?;
+        if let Some(turns) = score.strip_prefix("+M") {
+            turns.parse::<u32>().ok().map(|_| 1.0)
+        } else if let Some(turns) = score.strip_prefix("-M") {
+            turns.parse::<u32>().ok().map(|_| -1.0)
+        } else {
+            let hundredths: f32 = score.parse().ok()?;
+            Some((hundredths / 10.0).clamp(-1.0, 1.0))
+        }
+    })
 }
 
 /// Scales each sample's result by `discount` to the power of the turns left
@@ -957,6 +1008,20 @@ mod tests {
         assert!(error.contains("line 1"), "{error}");
         let error = parse_samples("1\tnonsense\t1\t0\t0\n", 1, &mut samples).unwrap_err();
         assert!(error.contains("line 1"), "{error}");
+    }
+
+    #[test]
+    fn engine_records_give_the_search_value_of_each_turn() {
+        let lines = |text: &[&str]| text.iter().map(|line| line.to_string()).collect::<Vec<_>>();
+        assert_eq!(comment_value(&lines(&["\t{+0.29/9 0.512s}"])), Some(0.029));
+        assert_eq!(comment_value(&lines(&["\t{-3.50/12 0.100s}"])), Some(-0.35));
+        assert_eq!(comment_value(&lines(&["\t{+M2/0 0.004s}"])), Some(1.0));
+        assert_eq!(comment_value(&lines(&["\t{-M1/0 0.004s}"])), Some(-1.0));
+        assert_eq!(comment_value(&lines(&["\t{+10.00/0 0.000s}"])), Some(1.0));
+        // No score (an engine that sent no `info`), a person's comment, none.
+        assert_eq!(comment_value(&lines(&["\t{0.039s}"])), None);
+        assert_eq!(comment_value(&lines(&["\tgood move/bad"])), None);
+        assert_eq!(comment_value(&[]), None);
     }
 
     #[test]
