@@ -122,13 +122,15 @@ fn replay_directory(directory: &std::path::Path) -> String {
 
 #[test]
 fn records_carry_draws_to_replay() {
-    // Two greedy players pass back and forth: a draw by repetition, which
-    // the record's variants let replay judge on the board.
+    // Two greedy players on the hand evaluation pass back and forth: a draw
+    // by repetition, which the record's variants let replay judge on the
+    // board.
     let directory = scratch("draws");
     let output = supernova(&[
         "match",
         "--each",
         "option.Player=greedy",
+        "option.Eval=hand",
         "--engine",
         "name=first",
         "--engine",
