@@ -558,9 +558,6 @@ mod tests {
         positions
     }
 
-    /// Start-of-turn positions of seeded games of the greedy player with a
-    /// random turn every third turn: greedy play attacks, so these games
-    /// reach positions in check, which random play seldom does.
     /// The hand evaluation: these tests check the classification's rules
     /// on positions of greedy games, whatever the default evaluation is, and
     /// the hand one plays them fastest.
@@ -570,6 +567,9 @@ mod tests {
         tunables
     }
 
+    /// Start-of-turn positions of seeded games of the greedy player with a
+    /// random turn every third turn: greedy play attacks, so these games
+    /// reach positions in check, which random play seldom does.
     fn attacking_game_positions(
         games: u64,
         turns: usize,
