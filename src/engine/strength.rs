@@ -18,7 +18,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::rules::{Outcome, Position, Rules};
-use crate::search::{Decision, Proof, SearchResult, Solver};
+use crate::search::{Decision, Evaluation, Proof, SearchResult, Solver};
 
 /// The Elo given to the full engine at [`ANCHOR_NODES`] nodes a turn, the
 /// fixed point of the scale.
@@ -32,6 +32,14 @@ pub const ANCHOR_NODES: u64 = 1000;
 /// lower defaults the search's choice is sharper, and the same node budget
 /// and temperature would play stronger than the level says.
 pub const CALIBRATED_EXPLORATION: (f32, f32) = (1.5, 1.0);
+
+/// The leaf evaluation the levels were calibrated with: the hand-weighted
+/// one. A limited engine searches with it whatever `Eval` says, for the
+/// same reason as [`CALIBRATED_EXPLORATION`]: the learned value's
+/// candidate values are spread differently, so the same temperatures
+/// would sample another set of turns (at a level of 100 nodes from the
+/// start position it kept the search's turn in 8 seeds of 8).
+pub const CALIBRATED_EVALUATION: Evaluation = Evaluation::Hand;
 
 /// One calibrated level.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -308,10 +308,7 @@ impl Searcher {
         } else if verifier.proven_safe(&choice.actions) {
             choice
         } else {
-            let checker = verifier.checker();
-            threats::defend(
-                choice, &reading, position, &rules, &tunables, budget, checker,
-            )
+            verifier.defend(choice, &reading, position, &rules, &tunables, budget)
         };
         self.threat_memory = verifier.into_memory();
         if info.best_turn != choice.actions {

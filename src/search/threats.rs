@@ -644,73 +644,16 @@ pub(super) const ATTACK_FROM: f32 = 0.3;
 /// The share of the planned time that search may take.
 const ATTACK_SHARE: f32 = 0.4;
 
-/// The root's two-turn check, after the tree and the win-in-1 checks have
-/// chosen: if the chosen turn lets the opponent force a win in two, the
-/// tree's other candidates are tried, then every turn (best first by the
-/// leaf evaluation), and the first defence found replaces the choice. When
-/// the budget runs out, or no defence exists, the choice stands: the check
-/// only ever swaps a turn proven lost in two for one proven not to be, so
-/// the win-in-1 guarantees of the search still hold.
-pub(super) fn defend(
-    choice: Choice,
-    reading: &TreeReading,
-    position: &Position,
-    rules: &Rules,
-    tunables: &Tunables,
-    budget: ThreatBudget,
-    checker: &mut ThreatChecker,
-) -> Choice {
-    if !matches!(
-        choice.decision,
-        Decision::Search | Decision::SafetyFallback | Decision::Greedy
-    ) {
-        return choice;
-    }
-    checker.reset_work();
-    if checker.is_defence(position, &choice.actions, rules, budget) != Some(false) {
-        return choice;
-    }
-    let remaining = |checker: &ThreatChecker| ThreatBudget {
-        work: budget.work.saturating_sub(checker.work_spent()),
-        deadline: budget.deadline,
-    };
-    for turn in reading.turns() {
-        if turn.actions == choice.actions {
-            continue;
-        }
-        match checker.is_defence(position, &turn.actions, rules, remaining(checker)) {
-            Some(true) => {
-                return Choice {
-                    actions: turn.actions.clone(),
-                    value: turn.value,
-                    decision: Decision::TwoTurnDefence,
-                }
-            }
-            Some(false) => {}
-            None => return choice,
-        }
-    }
-    let order = |result: &Position| super::evaluate(result, tunables, false);
-    let found = checker.defences(position, rules, remaining(checker), 1, order);
-    match found.and_then(|mut defences| defences.pop()) {
-        Some(actions) => {
-            let mut after = *position;
-            let playable = actions
-                .iter()
-                .all(|&action| after.try_apply(rules, action).is_ok());
-            let value = match (playable, after.end_turn(rules)) {
-                (true, Ok(Outcome::Ongoing)) => -super::evaluate(&after, tunables, false),
-                (true, Ok(Outcome::Win(_))) => 1.0,
-                _ => return choice,
-            };
-            Choice {
-                actions,
-                value,
-                decision: Decision::TwoTurnDefence,
-            }
-        }
-        None => choice,
-    }
+/// How far one advance of the defence search got
+/// ([`RootVerifier::advance_list`]).
+enum Progress {
+    /// A defence was proven (the first of the verifier's safe turns).
+    Found,
+    /// Every candidate was decided and none defends.
+    Exhausted,
+    /// The budget ran out; `needs_longer` when not even one turn was
+    /// decided, so that the next advance should get more time.
+    Stopped { needs_longer: bool },
 }
 
 /// When the in-search verifier starts, as a share of the search: the tree
@@ -749,10 +692,10 @@ const LOOK_INTERVAL: u64 = 256;
 /// that the tree itself turns to the alternatives and spends the rest of
 /// its time choosing among them.
 ///
-/// Checking only after the search (as [`defend`] does) leaves a refuted
+/// Checking only after the search (as [`RootVerifier::defend`] does) leaves a refuted
 /// choice a few milliseconds to find a defence among thousands of turns,
 /// and the replacement is then chosen by the leaf evaluation, not by the
-/// search. On the clock the checks get the same time [`defend`] has
+/// search. On the clock the checks get the same time [`RootVerifier::defend`] has
 /// (`check_share` of the planned time), and the time they take is credited back to
 /// the tree ([`RootVerifier::credit`]), so that the tree searches as long
 /// as it would without them.
@@ -857,12 +800,6 @@ impl RootVerifier {
     /// plans and refutations make this search's checks cheaper.
     pub(super) fn remember(&mut self, checker: ThreatChecker) {
         self.checker = checker;
-    }
-
-    /// The checker, for the root's check after the search ([`defend`]),
-    /// which then resumes the checks that ran out during it.
-    pub(super) fn checker(&mut self) -> &mut ThreatChecker {
-        &mut self.checker
     }
 
     /// The checker with what it learned, for the next search.
@@ -1089,19 +1026,7 @@ impl RootVerifier {
         let rules = &shared.rules;
         self.checker.reset_work();
         if !self.listed {
-            self.listed = true;
-            let tunables = shared.tunables;
-            let mut solver = Solver::default();
-            let order = |result: &Position| {
-                super::static_evaluation_using(result, rules, tunables, &mut solver)
-            };
-            let listed = self
-                .checker
-                .candidates(&shared.root_position, rules, deadline, order);
-            if let Some(listed) = listed {
-                self.safe.extend(listed.found);
-                self.candidates = listed.turns;
-            }
+            self.list_candidates(&shared.root_position, rules, shared.tunables, deadline);
         }
         let slice = match (self.soft, deadline) {
             (Some(soft), Some(deadline)) => {
@@ -1113,11 +1038,53 @@ impl RootVerifier {
             }
             _ => deadline,
         };
+        if let Progress::Stopped { needs_longer: true } = self.advance_list(rules, self.work, slice)
+        {
+            // This turn needs a longer slice: the next visit has it.
+            self.slice = self.slice.map(|slice| slice * 2);
+        }
+        self.spent += started.elapsed();
+        self.seek_spent += started.elapsed();
+        self.work = self.work.saturating_sub(self.checker.work_spent());
+        let seek_over = self
+            .soft
+            .is_some_and(|soft| self.seek_spent >= soft.mul_f64(DEFENCE_SHARE));
+        if seek_over || self.work == 0 {
+            self.seek_over = true;
+        }
+    }
+
+    /// Lists the root's turns as candidate defences, best first by the
+    /// static evaluation, once; turns that win at once are proven safe.
+    fn list_candidates(
+        &mut self,
+        position: &Position,
+        rules: &Rules,
+        tunables: &Tunables,
+        deadline: Option<Instant>,
+    ) {
+        self.listed = true;
+        let mut solver = Solver::default();
+        let order = |result: &Position| {
+            super::static_evaluation_using(result, rules, tunables, &mut solver)
+        };
+        let listed = self.checker.candidates(position, rules, deadline, order);
+        if let Some(listed) = listed {
+            self.safe.extend(listed.found);
+            self.candidates = listed.turns;
+        }
+    }
+
+    /// Decides the defence search's candidates in turn, from where it
+    /// stopped, until one defends (it joins the proven safe turns), none is
+    /// left, or the checker has spent `work` since its last reset or the
+    /// deadline came.
+    fn advance_list(&mut self, rules: &Rules, work: u64, deadline: Option<Instant>) -> Progress {
         let mut decided = false;
         while self.safe.is_empty() {
             let budget = ThreatBudget {
-                work: self.work.saturating_sub(self.checker.work_spent()),
-                deadline: slice,
+                work: work.saturating_sub(self.checker.work_spent()),
+                deadline,
             };
             // The first pass puts aside the turns after which a known plan
             // still threatens: most are lost to it, and proving so lists
@@ -1128,7 +1095,7 @@ impl RootVerifier {
             } else if let Some(&index) = self.deferred.get(self.next_deferred) {
                 index
             } else {
-                break;
+                return Progress::Exhausted;
             };
             let result = &self.candidates[index].1;
             if first_pass {
@@ -1139,7 +1106,11 @@ impl RootVerifier {
                         continue;
                     }
                     Some(false) => {}
-                    None => break,
+                    None => {
+                        return Progress::Stopped {
+                            needs_longer: false,
+                        }
+                    }
                 }
             }
             match self.checker.forced_win_in_two(result, rules, budget) {
@@ -1153,24 +1124,14 @@ impl RootVerifier {
                 }
                 Some(false) => self.safe.push(self.candidates[index].0.clone()),
                 None => {
-                    // This turn needs a longer slice: the next visit has it.
-                    if !decided {
-                        self.slice = self.slice.map(|slice| slice * 2);
+                    return Progress::Stopped {
+                        needs_longer: !decided,
                     }
-                    break;
                 }
             }
             decided = true;
         }
-        self.spent += started.elapsed();
-        self.seek_spent += started.elapsed();
-        self.work = self.work.saturating_sub(self.checker.work_spent());
-        let seek_over = self
-            .soft
-            .is_some_and(|soft| self.seek_spent >= soft.mul_f64(DEFENCE_SHARE));
-        if seek_over || self.work == 0 {
-            self.seek_over = true;
-        }
+        Progress::Found
     }
 
     /// The turn to play when the search found the position under threat
@@ -1223,6 +1184,98 @@ impl RootVerifier {
             value,
             decision: Decision::TwoTurnDefence,
         })
+    }
+
+    /// The root's two-turn check, after the tree and the win-in-1 checks have
+    /// chosen: if the chosen turn lets the opponent force a win in two, the
+    /// tree's other candidates are tried (a turn proven safe during the
+    /// search first comes as it is), then every turn, best first by the
+    /// static evaluation, resuming the defence search where the in-search
+    /// checks left it; the first defence found replaces the choice. When the
+    /// budget runs out, or no defence exists, the choice stands: the check
+    /// only ever swaps a turn proven lost in two for one proven not to be, so
+    /// the win-in-1 guarantees of the search still hold.
+    ///
+    /// Why resume: under a node limit the in-search checks can spend their
+    /// whole work on the list and stop a few turns short of a defence (in
+    /// match game 377 of the two-turn suite, with the learned evaluation's
+    /// order, the first defence lies 12 million work units down the list; a
+    /// search of 3,000 nodes has 9 million in and 9 million after), and a
+    /// listing started afresh after the search repeated the same turns.
+    pub(super) fn defend(
+        &mut self,
+        choice: Choice,
+        reading: &TreeReading,
+        position: &Position,
+        rules: &Rules,
+        tunables: &Tunables,
+        budget: ThreatBudget,
+    ) -> Choice {
+        if !matches!(
+            choice.decision,
+            Decision::Search | Decision::SafetyFallback | Decision::Greedy
+        ) {
+            return choice;
+        }
+        self.checker.reset_work();
+        if !self.refuted.contains(&choice.actions)
+            && self
+                .checker
+                .is_defence(position, &choice.actions, rules, budget)
+                != Some(false)
+        {
+            return choice;
+        }
+        let defence = |actions: &[Action], value: f32| Choice {
+            actions: actions.to_vec(),
+            value,
+            decision: Decision::TwoTurnDefence,
+        };
+        for turn in reading.turns() {
+            if turn.actions == choice.actions || self.refuted.contains(&turn.actions) {
+                continue;
+            }
+            if self.proven_safe(&turn.actions) {
+                return defence(&turn.actions, turn.value);
+            }
+            let remaining = ThreatBudget {
+                work: budget.work.saturating_sub(self.checker.work_spent()),
+                deadline: budget.deadline,
+            };
+            match self
+                .checker
+                .is_defence(position, &turn.actions, rules, remaining)
+            {
+                Some(true) => return defence(&turn.actions, turn.value),
+                Some(false) => {}
+                None => return choice,
+            }
+        }
+        if let Some(safe) = self.safe.first() {
+            // Proven during the search, but no longer among the tree's turns.
+            return match defence_value(position, safe, rules, tunables) {
+                Some(value) => defence(safe, value),
+                None => choice,
+            };
+        }
+        if !self.listed {
+            self.list_candidates(position, rules, tunables, budget.deadline);
+        } else if self.candidates.is_empty() {
+            // In check with the classification out of time: no list to
+            // resume, and listing now would take longer still.
+            return choice;
+        }
+        if !matches!(
+            self.advance_list(rules, budget.work, budget.deadline),
+            Progress::Found
+        ) {
+            return choice;
+        }
+        let found = self.safe[0].clone();
+        match defence_value(position, &found, rules, tunables) {
+            Some(value) => defence(&found, value),
+            None => choice,
+        }
     }
 
     /// The turn to play under a threat with no defence proven in time, when
@@ -1343,6 +1396,26 @@ pub(super) fn result_of(position: &Position, turn: &[Action], rules: &Rules) -> 
     (after.end_turn(rules) == Ok(Outcome::Ongoing)).then_some(after)
 }
 
+/// The value of a defence found outside the tree, for its mover: 1 if it
+/// wins at once, else the leaf evaluation of its result. `None` if the turn
+/// is not playable or ends the game otherwise.
+fn defence_value(
+    position: &Position,
+    actions: &[Action],
+    rules: &Rules,
+    tunables: &Tunables,
+) -> Option<f32> {
+    let mut after = *position;
+    for &action in actions {
+        after.try_apply(rules, action).ok()?;
+    }
+    match after.end_turn(rules) {
+        Ok(Outcome::Ongoing) => Some(-super::evaluate(&after, tunables, false)),
+        Ok(Outcome::Win(winner)) if winner == position.side_to_move() => Some(1.0),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1354,6 +1427,17 @@ mod tests {
     const THREATENED: &str =
         "Joe=y1:r3:/ZackStack=r2b3::y2y3g1g3/Belle=b1:r1r3y1:/Ann=b3:r2y1y2g2:\
                               /Gwen=r3::y3g1/Mae=y2::g2/Gina=y3:r2g1g2b2: 0";
+
+    /// [`THREATENED`] and a turn there that loses to the opponent's plan.
+    fn threatened_and_lost(rules: &Rules) -> (Position, Vec<Action>) {
+        let board = hwpn::parse(THREATENED).unwrap();
+        let lost = board
+            .clone()
+            .play_turn_text(rules, "build.g3.Ann")
+            .unwrap()
+            .actions;
+        (board.position, lost)
+    }
 
     fn tree_turn(position: &Position, actions: &[Action], rules: &Rules) -> TreeTurn {
         TreeTurn {
@@ -1432,13 +1516,13 @@ mod tests {
             RootVerifier::new(&SearchLimits::nodes(1_000), None, Instant::now(), 0.25);
         verifier.threatened = true;
         // The check of the refuted turn teaches the checker the plan.
-        let checker = verifier.checker();
+        let checker = &mut verifier.checker;
         assert_eq!(
             checker.is_defence(&position, &refuted, &rules, budget),
             Some(false)
         );
         verifier.refuted = vec![refuted.clone()];
-        let checker = verifier.checker();
+        let checker = &mut verifier.checker;
         let after = |actions: &[Action]| result_of(&position, actions, &rules).unwrap();
         // The first listed turns after which the plan still threatens, and
         // after which it does not (and the opponent cannot win at once).
@@ -1504,13 +1588,7 @@ mod tests {
     #[test]
     fn checks_that_run_out_of_budget_add_up_to_the_exact_answer() {
         let rules = Rules::STANDARD;
-        let board = hwpn::parse(THREATENED).unwrap();
-        let position = board.position;
-        let lost = board
-            .clone()
-            .play_turn_text(&rules, "build.g3.Ann")
-            .unwrap()
-            .actions;
+        let (position, lost) = threatened_and_lost(&rules);
         let after = result_of(&position, &lost, &rules).unwrap();
         let mut whole = ThreatChecker::default();
         let exact = whole.forced_win_in_two(&after, &rules, ThreatBudget::work(u64::MAX));
@@ -1570,5 +1648,60 @@ mod tests {
         let mut unlisted = RootVerifier::new(&limits, None, Instant::now(), 0.125);
         unlisted.in_check(None, &rules, &tunables);
         assert!(unlisted.seek_over && unlisted.candidates.is_empty());
+    }
+
+    #[test]
+    fn the_check_after_the_search_resumes_the_defence_search() {
+        let rules = Rules::STANDARD;
+        let tunables = Tunables::default();
+        let (position, lost) = threatened_and_lost(&rules);
+        let reading = TreeReading {
+            best: Some(tree_turn(&position, &lost, &rules)),
+            candidates: vec![tree_turn(&position, &lost, &rules)],
+        };
+        let limits = SearchLimits::nodes(1_000);
+        let verifier = || RootVerifier::new(&limits, None, Instant::now(), 0.125);
+        // The whole defence search, uninterrupted: its work to the first
+        // defence.
+        let mut whole = verifier();
+        whole.list_candidates(&position, &rules, &tunables, None);
+        assert!(matches!(
+            whole.advance_list(&rules, u64::MAX, None),
+            Progress::Found
+        ));
+        let total = whole.checker.work_spent();
+
+        // Stopped during the search at three quarters of that, then given
+        // half of it after the search: the two add up to a defence.
+        let mut resumed = verifier();
+        resumed.list_candidates(&position, &rules, &tunables, None);
+        assert!(matches!(
+            resumed.advance_list(&rules, total * 3 / 4, None),
+            Progress::Stopped { .. }
+        ));
+        let after_search = ThreatBudget::work(total / 2);
+        let defend = |verifier: &mut RootVerifier| {
+            let choice = Choice {
+                actions: lost.clone(),
+                value: 0.0,
+                decision: Decision::Search,
+            };
+            verifier.defend(choice, &reading, &position, &rules, &tunables, after_search)
+        };
+        let defended = defend(&mut resumed);
+        assert_eq!(defended.decision, Decision::TwoTurnDefence);
+        let mut exact = ThreatChecker::default();
+        let budget = ThreatBudget::work(50_000_000);
+        assert_eq!(
+            exact.is_defence(&position, &defended.actions, &rules, budget),
+            Some(true)
+        );
+
+        // With only the after-search half, a search started afresh does
+        // not reach it, and the choice stands.
+        let mut fresh = verifier();
+        let kept = defend(&mut fresh);
+        assert_eq!(kept.decision, Decision::Search);
+        assert_eq!(kept.actions, lost);
     }
 }

@@ -127,7 +127,7 @@ pub enum Evaluation {
 
 impl Evaluation {
     /// The evaluation a new [`Tunables`] uses.
-    pub const DEFAULT: Evaluation = Evaluation::Hand;
+    pub const DEFAULT: Evaluation = Evaluation::Learned;
 
     /// The option value naming this evaluation.
     pub fn name(self) -> &'static str {
