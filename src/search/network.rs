@@ -133,8 +133,56 @@ impl ValueNetwork {
     }
 
     /// The logit of the side to move's win probability, from features.
+    ///
+    /// The common layer sizes get a forward pass of their own, whose hidden
+    /// sums the compiler keeps in registers (the built-in network has 16);
+    /// the sums and their order are those of the general pass, so the value
+    /// is the same to the bit.
     #[inline]
     pub(crate) fn logit(&self, inputs: &[f32; INPUTS]) -> f32 {
+        match self.hidden {
+            16 => self.logit_sized::<16>(inputs),
+            32 => self.logit_sized::<32>(inputs),
+            _ => self.logit_any(inputs),
+        }
+    }
+
+    /// [`ValueNetwork::logit`] for a network of exactly `HIDDEN` hidden
+    /// units.
+    #[inline]
+    fn logit_sized<const HIDDEN: usize>(&self, inputs: &[f32; INPUTS]) -> f32 {
+        let mut sums = [0.0f32; HIDDEN];
+        sums.copy_from_slice(&self.hidden_bias[..HIDDEN]);
+        let mut logit = self.output_bias;
+        // The inputs that are not zero, listed without a branch first: which
+        // ones are zero changes from leaf to leaf, and a branch on each
+        // input was mispredicted often.
+        const { assert!(INPUTS <= 256, "input indices are bytes") };
+        let mut active = [0u8; INPUTS];
+        let mut count = 0;
+        for (index, &input) in inputs.iter().enumerate() {
+            active[count] = index as u8;
+            count += usize::from(input != 0.0);
+        }
+        let weights = &self.weights[..INPUTS * HIDDEN];
+        let linear = &self.linear[..INPUTS];
+        for &index in &active[..count] {
+            let index = usize::from(index);
+            let input = inputs[index];
+            logit += input * linear[index];
+            let row = &weights[index * HIDDEN..(index + 1) * HIDDEN];
+            for (sum, weight) in sums.iter_mut().zip(row) {
+                *sum += input * weight;
+            }
+        }
+        for (sum, weight) in sums.iter().zip(&self.output[..HIDDEN]) {
+            logit += sum.max(0.0) * weight;
+        }
+        logit
+    }
+
+    /// [`ValueNetwork::logit`] for any number of hidden units.
+    fn logit_any(&self, inputs: &[f32; INPUTS]) -> f32 {
         let hidden = self.hidden;
         let mut sums = [0.0f32; MAX_HIDDEN];
         let sums = &mut sums[..hidden];
@@ -368,6 +416,34 @@ mod tests {
         let value = network.value(&position, &tunables, false);
         let scale = tunables[Tunable::LearnedScale];
         assert!((value - (expected * 0.5 * scale).tanh()).abs() < 1e-4);
+    }
+
+    #[test]
+    fn the_sized_forward_passes_equal_the_general_one_to_the_bit() {
+        let tunables = Tunables::default();
+        let positions = [
+            position(&[("r1b2", "g3y1", ""), ("y1b3", "", "g3")], 0),
+            position(
+                &[
+                    ("r1b2", "g3y1", "b1"),
+                    ("y1b3", "r2", "g3g1"),
+                    ("g2", "y1", ""),
+                ],
+                1,
+            ),
+        ];
+        for hidden in [16, 32] {
+            let network = ValueNetwork::from_hand(&tunables, hidden, 7, "sized");
+            for position in &positions {
+                let mut inputs = [0.0; INPUTS];
+                features(position, &tunables, false, &mut inputs);
+                assert_eq!(
+                    network.logit(&inputs).to_bits(),
+                    network.logit_any(&inputs).to_bits(),
+                    "{hidden} hidden units"
+                );
+            }
+        }
     }
 
     #[test]
