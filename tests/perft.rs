@@ -38,6 +38,77 @@ fn project_perft_file_counts() {
     assert!(checked >= 20);
 }
 
+/// A listing stopped early and resumed gives exactly the turns an
+/// uninterrupted listing gives, in the same order, each once: stopped by
+/// its visitor every few turns, and by a deadline that has already passed
+/// (which stops it every 1,024 expanded states), on every position of
+/// `positions/perft.txt`. The two-turn checks rely on it to go on with a
+/// listing that ran out of time instead of listing its first part again.
+#[test]
+fn a_resumed_listing_gives_the_rest_of_the_turns() {
+    let text = include_str!("../positions/perft.txt");
+    let (mut checked, mut deadline_stops) = (0, 0);
+    for line in text
+        .lines()
+        .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
+    {
+        let fields: Vec<&str> = line.split('\t').collect();
+        let rules: Rules = fields[1].parse().unwrap();
+        let position = hwpn::parse(fields[3]).unwrap().position;
+        let mut whole = Vec::new();
+        TurnEnumerator::default().for_each_turn(&position, &rules, |actions, result, _| {
+            whole.push((actions.to_vec(), result.hash()))
+        });
+        for every in [1, 7, 1000] {
+            let mut enumerator = TurnEnumerator::default();
+            let mut pieces = Vec::new();
+            let mut stops = 0;
+            loop {
+                let mut given = 0;
+                enumerator.resume_while(&position, &rules, None, |actions, result, _| {
+                    pieces.push((actions.to_vec(), result.hash()));
+                    given += 1;
+                    given < every
+                });
+                if !enumerator.is_resumable() {
+                    break;
+                }
+                stops += 1;
+            }
+            assert_eq!(
+                pieces, whole,
+                "{} under {rules}, stopped every {every}",
+                fields[0]
+            );
+            assert!(
+                stops + 1 >= whole.len() / every,
+                "{} stopped {stops} times",
+                fields[0]
+            );
+        }
+        let mut enumerator = TurnEnumerator::default();
+        let mut pieces = Vec::new();
+        let mut runs = 0;
+        while !enumerator.resume_while(
+            &position,
+            &rules,
+            Some(std::time::Instant::now()),
+            |actions, result, _| {
+                pieces.push((actions.to_vec(), result.hash()));
+                true
+            },
+        ) {
+            runs += 1;
+            assert!(enumerator.is_resumable());
+        }
+        assert_eq!(pieces, whole, "{} under {rules}, out of time", fields[0]);
+        deadline_stops += runs;
+        checked += 1;
+    }
+    assert!(checked >= 20);
+    assert!(deadline_stops > 0, "the deadline never stopped a listing");
+}
+
 /// The binary's `count` prints the count as its last line, for both input
 /// formats, and rejects bad input with a message naming the token.
 #[test]

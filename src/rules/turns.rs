@@ -21,7 +21,7 @@
 
 use std::time::Instant;
 
-use super::position::{Action, Outcome, Patch, Position, Slot, TurnState, HOME_SLOTS};
+use super::position::{Action, Outcome, Patch, Position, Slot, TurnState, HOME_SLOTS, SLOT_COUNT};
 use super::profile::{Rules, SelfElimination};
 
 /// A complete turn: its actions in order and where it leads.
@@ -180,6 +180,14 @@ pub struct TurnEnumerator {
     actions: Vec<Action>,
     /// What each pending action leads to, beside `actions`.
     children: Vec<Child>,
+    /// The position and rules of the last listing, when it stopped early
+    /// (by its deadline or its visitor), so that
+    /// [`TurnEnumerator::resume_while`] can go on with it.
+    stopped: Option<(Position, Rules)>,
+    /// Mid-turn states of a stopped listing that are in `states` but not
+    /// fully expanded: the states on the walk's path when it stopped, and
+    /// the child it was about to enter. A resumed walk enters them again.
+    unfinished: Vec<u64>,
 }
 
 /// What one pending action leads to, worked out for all the actions of a
@@ -257,7 +265,39 @@ impl TurnEnumerator {
         self.states.clear();
         self.results.clear();
         self.rejected.clear();
+        self.unfinished.clear();
         self.run(position, rules, deadline, &mut visit)
+    }
+
+    /// Goes on with the last listing, when it was of `position` under
+    /// `rules` and stopped early (its deadline passed, or its visitor
+    /// returned false): `visit` gets only the turns not given before, in
+    /// the order an uninterrupted listing gives them. Otherwise it is
+    /// [`TurnEnumerator::for_each_turn_while`]. Why: a check on the clock
+    /// that stops after 40,000 of 60,000 turns would otherwise list those
+    /// 40,000 again before the rest; resumed, it walks only the path back
+    /// to where it stopped (the memo of finished states cuts the rest).
+    /// Returns as [`TurnEnumerator::for_each_turn_while`] does.
+    pub fn resume_while(
+        &mut self,
+        position: &Position,
+        rules: &Rules,
+        deadline: Option<Instant>,
+        mut visit: impl FnMut(&[Action], &Position, Outcome) -> bool,
+    ) -> bool {
+        let same = self
+            .stopped
+            .is_some_and(|(stopped, under)| under == *rules && same_slots(&stopped, position));
+        if !same {
+            return self.for_each_turn_while(position, rules, deadline, visit);
+        }
+        self.run(position, rules, deadline, &mut visit)
+    }
+
+    /// Whether the last listing stopped early and can be resumed with
+    /// [`TurnEnumerator::resume_while`].
+    pub fn is_resumable(&self) -> bool {
+        self.stopped.is_some()
     }
 
     fn run(
@@ -280,11 +320,25 @@ impl TurnEnumerator {
             rejected: &mut self.rejected,
             actions: &mut self.actions,
             children: &mut self.children,
+            unfinished: &mut self.unfinished,
             path: Vec::with_capacity(16),
         };
-        walk.explore(position, None, visit);
-        !walk.out_of_time
+        walk.explore(position, None, None, visit);
+        let (stopped, out_of_time) = (walk.stopped, walk.out_of_time);
+        self.stopped = stopped.then_some((*position, *rules));
+        if !stopped {
+            self.unfinished.clear();
+        }
+        !out_of_time
     }
+}
+
+/// Whether two positions are the same with the same systems in the same
+/// slots: the listing order follows the slots, so only then does a stopped
+/// listing of one go on for the other.
+fn same_slots(first: &Position, second: &Position) -> bool {
+    first == second
+        && (0..SLOT_COUNT as Slot).all(|slot| first.slot_word(slot) == second.slot_word(slot))
 }
 
 /// The yellow step (a move or a discovery) that reached the state being
@@ -335,6 +389,8 @@ struct Walk<'a> {
     rejected: &'a mut HashSet64,
     actions: &'a mut Vec<Action>,
     children: &'a mut Vec<Child>,
+    /// See [`TurnEnumerator`]'s field.
+    unfinished: &'a mut Vec<u64>,
     path: Vec<Action>,
 }
 
@@ -383,9 +439,24 @@ impl Walk<'_> {
         }
     }
 
+    /// Whether `key`, a state already in the memo, was left unfinished by
+    /// a stopped listing (and so must be entered again), forgetting it.
+    fn take_unfinished(&mut self, key: u64) -> bool {
+        match self.unfinished.iter().position(|&left| left == key) {
+            Some(index) => {
+                self.unfinished.swap_remove(index);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Lists the turns through `position`, a mid-turn state (with its memo
+    /// key; none for the root) reached by `last_step`.
     fn explore(
         &mut self,
         position: &Position,
+        key: Option<u64>,
         last_step: Option<LastStep>,
         visit: &mut impl FnMut(&[Action], &Position, Outcome) -> bool,
     ) {
@@ -414,7 +485,9 @@ impl Walk<'_> {
                     self.path.pop();
                 }
                 ChildKind::Inner => {
-                    if !self.states.insert(key) {
+                    if !self.states.insert(key)
+                        && (self.unfinished.is_empty() || !self.take_unfinished(key))
+                    {
                         continue;
                     }
                     self.expanded += 1;
@@ -425,6 +498,8 @@ impl Walk<'_> {
                     {
                         self.stopped = true;
                         self.out_of_time = true;
+                        // In the memo, but not entered.
+                        self.unfinished.push(key);
                         break;
                     }
                     let action = self.actions[index];
@@ -443,13 +518,20 @@ impl Walk<'_> {
                     let mut next = *position;
                     next.apply_patch(&patch);
                     self.path.push(action);
-                    self.explore(&next, last_step, visit);
+                    self.explore(&next, Some(key), last_step, visit);
                     self.path.pop();
                 }
             }
         }
         self.actions.truncate(first);
         self.children.truncate(first);
+        // A stop leaves every state on the path unfinished, this one too
+        // even if its last child was being explored.
+        if self.stopped {
+            if let Some(key) = key {
+                self.unfinished.push(key);
+            }
+        }
     }
 
     /// Works out what each of the actions `first..last` (children of

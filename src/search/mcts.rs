@@ -164,8 +164,9 @@ fn increment(counter: &AtomicU32, exclusive: bool) {
 pub(crate) struct Backup {
     /// The player to move at the root.
     pub root_mover: usize,
-    /// A draw's value for the root mover: `-draw_contempt` times the root's
-    /// static value when that is positive, so a side ahead avoids draws; 0
+    /// A draw's value for the root mover: `-contempt`, less
+    /// `draw_contempt` times the root's static value when that is positive,
+    /// so a side ahead avoids draws all the more. Never above `-contempt`
     /// when behind, because a root that is barely behind by the evaluation
     /// (often in the opening) would otherwise steer into a repetition
     /// against an opponent it beats (measured against greedy).
@@ -183,7 +184,9 @@ impl Backup {
     pub fn new(tunables: &Tunables, root_mover: usize, root_value: f32) -> Backup {
         Backup {
             root_mover,
-            draw_value: -tunables[Tunable::DrawContempt] * root_value.clamp(0.0, 1.0),
+            draw_value: -(tunables[Tunable::Contempt]
+                + tunables[Tunable::DrawContempt] * root_value.clamp(0.0, 1.0))
+            .min(1.0),
             discount: tunables[Tunable::TurnDiscount],
         }
     }
@@ -1362,6 +1365,7 @@ mod tests {
     fn draw_contempt_counts_against_the_side_ahead() {
         let mut tunables = Tunables::default();
         tunables.set("draw_contempt", 0.5).unwrap();
+        tunables.set("contempt", 0.0).unwrap();
         // Root mover 1, who is ahead: a draw is bad for it, good for 0.
         let ahead = Backup::new(&tunables, 1, 0.8);
         assert!((ahead.draw_for(1) + 0.4).abs() < 1e-6);
@@ -1374,6 +1378,15 @@ mod tests {
         assert_eq!(behind.draw_for(1), 0.0);
         tunables.set("draw_contempt", 0.0).unwrap();
         assert_eq!(Backup::new(&tunables, 0, 0.9).draw_for(0), 0.0);
+        // With contempt, a draw is worth less than nothing to the root
+        // mover whatever the root's value, and more when it is ahead.
+        tunables.set("contempt", 0.1).unwrap();
+        tunables.set("draw_contempt", 0.5).unwrap();
+        let behind = Backup::new(&tunables, 0, -0.6);
+        assert!((behind.draw_for(0) + 0.1).abs() < 1e-6);
+        assert!((behind.draw_for(1) - 0.1).abs() < 1e-6);
+        let ahead = Backup::new(&tunables, 0, 0.8);
+        assert!((ahead.draw_for(0) + 0.5).abs() < 1e-6);
     }
 
     #[test]

@@ -523,8 +523,9 @@ impl ThreatChecker {
 /// turn's result and outcome) accepts. The listing stops at that turn: the
 /// rest, often thousands, change nothing. When the test runs out of budget
 /// or the listing reaches `deadline`, `stops` records how many listed turns
-/// were rejected, and the next search of the same position in `stops`
-/// skips them without testing them again.
+/// were rejected, and the listing itself (the most recent few), and the next
+/// search of the same position in `stops` goes on with that listing, or
+/// lists again and skips the rejected turns without testing them again.
 fn first_listed(
     enumerator: &mut TurnEnumerator,
     stops: &mut Vec<ResumePoint>,
@@ -533,12 +534,41 @@ fn first_listed(
     deadline: Option<Instant>,
     mut test: impl FnMut(&Position, Outcome) -> Result<bool, OutOfBudget>,
 ) -> Result<Option<Vec<Action>>, OutOfBudget> {
-    let skip = take_resume_point(stops, position, rules);
+    let (mut decided, skip, listing) = match take_resume_point(stops, position, rules) {
+        Some(ResumePoint {
+            decided,
+            listing: Some(listing),
+            ..
+        }) => (decided, 0, Some(listing)),
+        Some(point) => (0, point.decided, None),
+        None => (0, 0, None),
+    };
+    let resumed = listing.is_some();
+    let mut pending = None;
+    if let Some(listing) = listing {
+        let StoppedListing {
+            enumerator: stopped,
+            pending: undecided,
+        } = *listing;
+        *enumerator = stopped;
+        pending = undecided;
+    }
     let mut found = None;
-    let mut decided = 0;
     let mut out_of_budget = false;
-    let complete =
-        enumerator.for_each_turn_while(position, rules, deadline, |actions, result, outcome| {
+    // The turn whose test ran out of budget last time comes first.
+    if let Some((actions, result, outcome)) = pending.take() {
+        match test(&result, outcome) {
+            Ok(true) => return Ok(Some(actions)),
+            Ok(false) => decided += 1,
+            Err(OutOfBudget) => {
+                pending = Some((actions, result, outcome));
+                out_of_budget = true;
+            }
+        }
+    }
+    let mut complete = true;
+    if !out_of_budget {
+        let visit = |actions: &[Action], result: &Position, outcome: Outcome| {
             if decided < skip {
                 decided += 1;
                 return true;
@@ -553,17 +583,43 @@ fn first_listed(
                     true
                 }
                 Err(OutOfBudget) => {
+                    pending = Some((actions.to_vec(), *result, outcome));
                     out_of_budget = true;
                     false
                 }
             }
-        });
+        };
+        complete = if resumed {
+            enumerator.resume_while(position, rules, deadline, visit)
+        } else {
+            enumerator.for_each_turn_while(position, rules, deadline, visit)
+        };
+    }
     if found.is_some() {
         return Ok(found);
     }
     if out_of_budget || !complete {
-        stops.insert(0, (*position, *rules, decided.max(skip)));
+        // A listing stopped among the turns to skip is not kept: it would
+        // give them again.
+        let listing = (decided >= skip && enumerator.is_resumable()).then(|| {
+            Box::new(StoppedListing {
+                enumerator: std::mem::take(enumerator),
+                pending,
+            })
+        });
+        stops.insert(
+            0,
+            ResumePoint {
+                position: *position,
+                rules: *rules,
+                decided: decided.max(skip),
+                listing,
+            },
+        );
         stops.truncate(RESUME_POINTS);
+        for older in stops.iter_mut().skip(KEPT_LISTINGS) {
+            older.listing = None;
+        }
         return Err(OutOfBudget);
     }
     Ok(None)
@@ -575,21 +631,42 @@ fn remember_first(list: &mut Vec<Vec<Action>>, item: Vec<Action>) {
     list.truncate(KILLERS);
 }
 
-/// A position, the rules, and how many of the turns listed there a check
-/// that ran out of budget had decided ([`ThreatChecker`]'s `resume_turns`
-/// and `resume_replies`).
-type ResumePoint = (Position, Rules, usize);
+/// Where a check that ran out of budget stopped ([`ThreatChecker`]'s
+/// `resume_turns` and `resume_replies`).
+struct ResumePoint {
+    /// The position whose turns were being listed, and the rules.
+    position: Position,
+    rules: Rules,
+    /// How many of the first listed turns were decided.
+    decided: usize,
+    /// The stopped listing, to go on with (kept for the most recent few
+    /// points only: a big listing's memo takes megabytes).
+    listing: Option<Box<StoppedListing>>,
+}
 
-/// How many listed turns in `position` an earlier check that ran out of
-/// budget decided (0 if none did), forgetting it: the caller records it
-/// again if it runs out too. The same position means the same systems in
-/// the same slots (the listing order follows the slots) under the same
-/// rules.
-fn take_resume_point(points: &mut Vec<ResumePoint>, position: &Position, rules: &Rules) -> usize {
-    let found = points.iter().position(|(stopped, under, _)| {
-        under == rules && stopped == position && stopped.slot_hashes() == position.slot_hashes()
-    });
-    found.map_or(0, |index| points.remove(index).2)
+/// A listing that stopped, with the turn it stopped at when that turn's test
+/// ran out of budget (listed, so the listing will not give it again, but not
+/// decided).
+struct StoppedListing {
+    enumerator: TurnEnumerator,
+    pending: Option<(Vec<Action>, Position, Outcome)>,
+}
+
+/// The resume point of an earlier check of `position` that ran out of
+/// budget, if any, forgetting it: the caller records it again if it runs
+/// out too. The same position means the same systems in the same slots (the
+/// listing order follows the slots) under the same rules.
+fn take_resume_point(
+    points: &mut Vec<ResumePoint>,
+    position: &Position,
+    rules: &Rules,
+) -> Option<ResumePoint> {
+    let found = points.iter().position(|point| {
+        point.rules == *rules
+            && point.position == *position
+            && point.position.slot_hashes() == position.slot_hashes()
+    })?;
+    Some(points.remove(found))
 }
 
 /// The budget of the root's check for a search under `limits` whose planned
@@ -683,6 +760,12 @@ const INFINITE_CHECK_TIME: Duration = Duration::from_millis(50);
 
 /// How many stopped checks [`ThreatChecker`] remembers, to resume them.
 const RESUME_POINTS: usize = 16;
+
+/// How many of the most recent stopped checks keep their listing, to go on
+/// with it instead of listing the decided turns again: the in-search checks
+/// come back to the tree's best turn or two, the defence search to its
+/// current candidate.
+const KEPT_LISTINGS: usize = 4;
 
 /// Iterations between two looks at the tree's best turn, at least.
 const LOOK_INTERVAL: u64 = 256;
@@ -1611,6 +1694,41 @@ mod tests {
         // Without the earlier calls, one slice is not enough.
         let mut fresh = ThreatChecker::default();
         assert_eq!(fresh.forced_win_in_two(&after, &rules, slice), None);
+    }
+
+    #[test]
+    fn a_check_stopped_by_its_deadline_goes_on_with_its_listing() {
+        let rules = Rules::STANDARD;
+        let (position, lost) = threatened_and_lost(&rules);
+        let after = result_of(&position, &lost, &rules).unwrap();
+        let exact = ThreatChecker::default().forced_win_in_two(
+            &after,
+            &rules,
+            ThreatBudget::work(u64::MAX),
+        );
+        let mut resumed = ThreatChecker::default();
+        let (mut stops, mut kept) = (0, 0);
+        let answer = loop {
+            let slice = ThreatBudget {
+                work: u64::MAX,
+                deadline: Some(Instant::now() + Duration::from_micros(200)),
+            };
+            if let Some(answer) = resumed.forced_win_in_two(&after, &rules, slice) {
+                break answer;
+            }
+            stops += 1;
+            // The stopped listing is kept, not only a count of its turns.
+            if let Some(point) = resumed.resume_turns.first() {
+                assert!(point.position == after && point.listing.is_some());
+                kept += 1;
+            }
+            assert!(stops < 100_000, "no progress from call to call");
+        };
+        assert_eq!(Some(answer), exact);
+        assert!(
+            kept > 0,
+            "no check stopped: the slices are too long to test this"
+        );
     }
 
     #[test]
