@@ -899,6 +899,7 @@ impl Engine {
             // Both are inside their ranges, so neither can fail.
             let _ = tunables.set("cpuct", cpuct);
             let _ = tunables.set("cpuct_intra_turn", intra_turn);
+            let _ = tunables.set("contempt", strength::CALIBRATED_CONTEMPT);
             match strength::CALIBRATED_EVALUATION {
                 Evaluation::Hand => tunables.set_network(None),
                 Evaluation::Learned => tunables.set_network(Some(self.network.clone())),

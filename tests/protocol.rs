@@ -941,6 +941,56 @@ fn limited_strength_budgets_nodes_and_keeps_the_exact_checks() {
     assert!(engine.wait().success());
 }
 
+/// A limited engine plays as it was calibrated: the search constants its
+/// levels were measured with (exploration and contempt) hold whatever the
+/// tunables are set to, so the same seed gives the same candidates, scores
+/// and turns. (Changed exploration constants change them in this position;
+/// contempt shows only where the tree meets a repetition.)
+#[test]
+fn limited_strength_ignores_the_tunables_its_levels_were_calibrated_without() {
+    use supernova::engine::strength::LEVELS;
+
+    let answers = |settings: &[&str]| {
+        let mut engine = Engine::start();
+        engine.send("setoption name UCI_LimitStrength value true");
+        engine.send(&format!("setoption name UCI_Elo value {}", LEVELS[5].elo));
+        for setting in settings {
+            engine.send(setting);
+        }
+        let mut answers = Vec::new();
+        for seed in 1..=4 {
+            engine.send(&format!("setoption name Seed value {seed}"));
+            engine.send(
+                "position pos Sam=y1b3:r1g3:/Dave=r2y1::g1b3/Fritz=b2:y3g1:/Delos=b3:r1:/Lebling=g2:r1y1b2:/Minsky=g2:r2:/Licklider=g2:r2:/Kotok=g3:r3:/Shrdlu=r3::b1/Frotz=r3::g1b1 0",
+            );
+            engine.send("go nodes 100000");
+            // The candidates' scores and lines, without the timing fields.
+            for line in engine.read_until(|line| line.starts_with("bestmove")) {
+                let mut words = line.split(' ').peekable();
+                let mut kept = Vec::new();
+                while let Some(word) = words.next() {
+                    if matches!(word, "time" | "nps" | "hashfull") {
+                        words.next();
+                    } else {
+                        kept.push(word);
+                    }
+                }
+                answers.push(kept.join(" "));
+            }
+        }
+        engine.send("quit");
+        assert!(engine.wait().success());
+        answers
+    };
+    let calibrated = answers(&[]);
+    let changed = answers(&[
+        "setoption name cpuct value 5",
+        "setoption name cpuct_intra_turn value 5",
+        "setoption name contempt value 0.9",
+    ]);
+    assert_eq!(calibrated, changed);
+}
+
 #[test]
 fn a_search_that_fills_a_tiny_hash_recycles_and_answers_a_legal_turn() {
     // Hash 1 holds a few thousand nodes; 60,000 iterations fill it many

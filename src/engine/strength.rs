@@ -41,6 +41,12 @@ pub const CALIBRATED_EXPLORATION: (f32, f32) = (1.5, 1.0);
 /// start position it kept the search's turn in 8 seeds of 8).
 pub const CALIBRATED_EVALUATION: Evaluation = Evaluation::Hand;
 
+/// The draw contempt (`contempt`) the levels were calibrated with: none,
+/// since the tunable came later. A limited engine searches with it for the
+/// same reason as [`CALIBRATED_EXPLORATION`]: weak levels often draw each
+/// other by repetition, and contempt changes how often.
+pub const CALIBRATED_CONTEMPT: f32 = 0.0;
+
 /// One calibrated level.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Level {
