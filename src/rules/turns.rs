@@ -218,6 +218,7 @@ impl TurnEnumerator {
         self.states.clear();
         self.results.clear();
         self.rejected.clear();
+        self.unfinished.clear();
         let mut visit = |_: &[Action], _: &Position, _: Outcome| true;
         self.run(position, rules, None, &mut visit);
         self.results.len()
