@@ -226,9 +226,17 @@ impl Backup {
         if self.discount == 1.0 || turns == 0 {
             1.0
         } else {
-            self.discount.powi(turns.min(i32::MAX as u32) as i32)
+            power(self.discount, turns)
         }
     }
+}
+
+/// `base` to the power `exponent`, out of line: inlined, the compiler
+/// computed the power (a library call) on every backup step and kept it
+/// only when the discount was not 1, which it never is by default.
+#[inline(never)]
+fn power(base: f32, exponent: u32) -> f32 {
+    base.powi(exponent.min(i32::MAX as u32) as i32)
 }
 
 impl Shared<'_> {

@@ -10,7 +10,7 @@
 
 use super::facts::{colour_mask, size_counts, Facts};
 use super::tunables::{Tunable, Tunables};
-use crate::rules::{Action, Colour, Outcome, Position, Rules, Slot, TurnState};
+use crate::rules::{Action, Colour, Outcome, Player, Position, Rules, Slot, TurnState};
 
 /// Value of a ship by size, for catastrophe scoring (small, medium, large).
 const SIZE_VALUE: [f32; 4] = [0.0, 1.0, 2.5, 5.5];
@@ -100,6 +100,9 @@ fn base_logit(position: &Position, facts: &Facts, action: Action, tunables: &Tun
         }
         Action::Build { system, piece } => {
             let mut score = tunables[Tunable::PriorBuild] + (piece.size() as f32 - 1.0) * 0.3;
+            if exposed(facts, system, piece.size(), mover) {
+                score += tunables[Tunable::PriorExposed];
+            }
             if fleet_colours & (1 << piece.colour().index()) == 0 {
                 score += tunables[Tunable::PriorNewColour];
             }
@@ -132,6 +135,11 @@ fn base_logit(position: &Position, facts: &Facts, action: Action, tunables: &Tun
             if to == home {
                 score += 0.5;
             }
+            if exposed(facts, to, ship.size(), mover) {
+                score += tunables[Tunable::PriorExposed];
+            } else if exposed(facts, from, ship.size(), mover) {
+                score += tunables[Tunable::PriorEscape];
+            }
             score
         }
         Action::Discover { from, ship, star } => {
@@ -155,6 +163,19 @@ fn base_logit(position: &Position, facts: &Facts, action: Action, tunables: &Tun
         Action::Pass => tunables[Tunable::PriorPass],
         Action::Homeworld { .. } => 0.0,
     }
+}
+
+/// Whether a ship of `size` of `owner`'s in `system` could be captured by
+/// the opponent's next basic action: an enemy ship as large or larger is
+/// there, and the enemy has red there (a star or a ship of its own). `facts`
+/// are from before the action, which changes neither.
+fn exposed(facts: &Facts, system: Slot, size: u8, owner: Player) -> bool {
+    let contents = facts.systems[system as usize];
+    let enemy = owner.opponent();
+    let theirs = contents.ships[enemy.index()];
+    !theirs.is_empty()
+        && theirs.largest_size() >= size
+        && contents.access(enemy) & (1 << Colour::Red.index()) != 0
 }
 
 fn attack_bonus_size(size: u8, colour: Colour, tunables: &Tunables) -> f32 {
@@ -286,5 +307,63 @@ pub(crate) fn scored_children(
         out[..sorted].sort_unstable_by(order);
     } else {
         out.sort_unstable_by(order);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::testing::position;
+
+    /// The logit of the first child whose action matches `wanted`.
+    fn logit_of(position: &Position, tunables: &Tunables, wanted: impl Fn(Action) -> bool) -> f32 {
+        let facts = Facts::new(position);
+        let mut found = None;
+        position.for_each_action(&Rules::STANDARD, |action| {
+            if found.is_none() && wanted(action) {
+                found = Some(logit(position, &facts, action, tunables));
+            }
+        });
+        found.expect("the action is legal")
+    }
+
+    #[test]
+    fn a_move_into_capture_range_and_an_escape_get_their_own_priors() {
+        // Player 0's g2 at the third system can be captured there (player 1
+        // has an r3 beside it); the fourth system holds an enemy g3 and no
+        // red, the fifth a bare enemy r1, the sixth an enemy g3 and r1.
+        let start = position(
+            &[
+                ("y1b2", "g3y1", ""),
+                ("r2b3", "", "y3"),
+                ("b1", "g2y1", "r3"),
+                ("y3", "", "g3"),
+                ("y2", "", "r1"),
+                ("b2", "", "g3r1"),
+            ],
+            0,
+        );
+        let moving_to = |slot: Slot| move |action: Action| matches!(action, Action::Move { from: 2, to, ship } if to == slot && ship.size() == 2);
+        let mut tunables = Tunables::default();
+        let plain: Vec<f32> = [3, 4, 5]
+            .iter()
+            .map(|&slot| logit_of(&start, &tunables, moving_to(slot)))
+            .collect();
+        tunables.set("prior_exposed", -2.0).unwrap();
+        tunables.set("prior_escape", 0.5).unwrap();
+        // To the g3 without red: out of reach, an escape.
+        let safe = logit_of(&start, &tunables, moving_to(3));
+        assert!((safe - (plain[0] + 0.5)).abs() < 1e-6, "{safe} {plain:?}");
+        // Beside an enemy r1 (red, but smaller than the g2): safe too.
+        let smaller = logit_of(&start, &tunables, moving_to(4));
+        assert!((smaller - (plain[1] + 0.5)).abs() < 1e-6);
+        // Beside an enemy g3 with an r1 of theirs: in reach again.
+        let exposed = logit_of(&start, &tunables, moving_to(5));
+        assert!((exposed - (plain[2] - 2.0)).abs() < 1e-6);
+        // Building a g1 at the third system puts it in reach of the r3.
+        let build = |action: Action| matches!(action, Action::Build { system: 2, .. });
+        let before = logit_of(&start, &Tunables::default(), build);
+        let after = logit_of(&start, &tunables, build);
+        assert!((after - (before - 2.0)).abs() < 1e-6);
     }
 }

@@ -101,6 +101,8 @@ tunables! {
     PriorPass = ("prior_pass", -4.10, -20.0, 10.0, "prior logit of passing at the start of a turn"),
     PriorEndSacrifice = ("prior_end_sacrifice", -1.63, -20.0, 10.0, "prior logit of ending a sacrifice early"),
     PriorEndDone = ("prior_end_done", 0.53, -20.0, 20.0, "prior logit of ending a finished turn"),
+    PriorExposed = ("prior_exposed", 0.0, -10.0, 10.0, "extra prior for a move or build that leaves the ship where the opponent can capture it at once (an enemy ship as large or larger there, with red)"),
+    PriorEscape = ("prior_escape", 0.0, -10.0, 10.0, "extra prior for moving a ship the opponent could capture at once to where it cannot"),
     Contempt = ("contempt", 0.1, 0.0, 1.0, "a draw in the tree is worth -this to the root mover at least (more when ahead: draw_contempt), so that a root the evaluation puts slightly behind does not settle for a repetition: against greedy at 100 ms, 3 of 200 games were drawn by repetition in the opening, the engine passing back at -0.04 against a draw at 0; with 0.1, 200-0-0 (no draw), and against the build without it (ce35341) 177-188-35 at 100 ms, -9.6 +/- 32.6 Elo (400 games, 16-core machine), and at 3,000 nodes 130-96-30, +46.4 +/- 40.5 (256 games)"),
     DrawContempt = ("draw_contempt", 0.5, 0.0, 1.0, "a draw in the tree is worth -this x the root's static value (when positive) to the root mover: a side ahead avoids repetitions"),
     TurnDiscount = ("turn_discount", 1.0, 0.8, 1.0, "a leaf value counts this^(turns below the node) in the backup (proofs count in full): a win sooner is worth more"),

@@ -26,7 +26,7 @@ use crate::search::{child_logits, visit_targets, Tunables};
 
 /// The tunables the fit changes: every prior logit weight (not the
 /// temperature, which only rescales them).
-pub const FITTED: [&str; 14] = [
+pub const FITTED: [&str; 16] = [
     "prior_capture",
     "prior_capture_home",
     "prior_catastrophe",
@@ -41,6 +41,8 @@ pub const FITTED: [&str; 14] = [
     "prior_pass",
     "prior_end_sacrifice",
     "prior_end_done",
+    "prior_exposed",
+    "prior_escape",
 ];
 
 /// One decision: the children's logits as a constant plus a sparse linear
