@@ -900,6 +900,9 @@ impl Engine {
             let _ = tunables.set("cpuct", cpuct);
             let _ = tunables.set("cpuct_intra_turn", intra_turn);
             let _ = tunables.set("contempt", strength::CALIBRATED_CONTEMPT);
+            let (exposed, escape) = strength::CALIBRATED_EXPOSURE_PRIORS;
+            let _ = tunables.set("prior_exposed", exposed);
+            let _ = tunables.set("prior_escape", escape);
             match strength::CALIBRATED_EVALUATION {
                 Evaluation::Hand => tunables.set_network(None),
                 Evaluation::Learned => tunables.set_network(Some(self.network.clone())),

@@ -704,6 +704,25 @@ fn bench(
         "Bytes/node: {:.0}",
         tree_bytes as f64 / tree_nodes.max(1) as f64
     )?;
+    let mut phases = supernova::search::PhaseTimes::default();
+    for entry in &report.entries {
+        phases.add(&entry.phases);
+    }
+    if phases.iterations > 0 {
+        // Built with the `phase-timing` feature: ticks per iteration, summed
+        // over the threads.
+        let per = |ticks: u64| ticks as f64 / phases.iterations as f64;
+        writeln!(
+            out,
+            "Ticks/iteration: select {:.0} expand {:.0} advance {:.0} create {:.0} backup {:.0} total {:.0}",
+            per(phases.select),
+            per(phases.expand),
+            per(phases.advance),
+            per(phases.create),
+            per(phases.backup),
+            per(phases.total)
+        )?;
+    }
     out.flush()?;
     Ok(())
 }

@@ -987,6 +987,8 @@ fn limited_strength_ignores_the_tunables_its_levels_were_calibrated_without() {
         "setoption name cpuct value 5",
         "setoption name cpuct_intra_turn value 5",
         "setoption name contempt value 0.9",
+        "setoption name prior_exposed value -5",
+        "setoption name prior_escape value 5",
     ]);
     assert_eq!(calibrated, changed);
 }

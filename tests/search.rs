@@ -485,6 +485,27 @@ fn a_node_limit_is_searched_in_full() {
 }
 
 #[test]
+fn phase_times_count_every_iteration_only_when_built_to() {
+    // Built with `--features phase-timing`, every iteration of every thread
+    // is timed and its phases fit inside it; otherwise nothing is counted
+    // (and the timing compiles away).
+    for threads in [1, 2] {
+        let mut options = options(PlayerKind::Mcts);
+        options.threads = threads;
+        let result = search(&bench_positions()[5], options, 2_000);
+        let phases = result.info.phases;
+        if cfg!(feature = "phase-timing") {
+            assert_eq!(phases.iterations, result.info.iterations);
+            let parts =
+                phases.select + phases.expand + phases.advance + phases.create + phases.backup;
+            assert!(phases.total >= parts && parts > 0, "{phases:?}");
+        } else {
+            assert_eq!(phases, supernova::search::PhaseTimes::default());
+        }
+    }
+}
+
+#[test]
 fn a_movetime_is_searched_in_full() {
     // UCI's movetime is "search exactly this long": no early stop when the
     // choice looks clear (it once stopped at about 60% of the time).

@@ -47,6 +47,11 @@ pub const CALIBRATED_EVALUATION: Evaluation = Evaluation::Hand;
 /// other by repetition, and contempt changes how often.
 pub const CALIBRATED_CONTEMPT: f32 = 0.0;
 
+/// The capture-exposure priors (`prior_exposed`, `prior_escape`) the levels
+/// were calibrated with: none, since they came later. A limited engine
+/// searches with them for the same reason as [`CALIBRATED_EXPLORATION`].
+pub const CALIBRATED_EXPOSURE_PRIORS: (f32, f32) = (0.0, 0.0);
+
 /// One calibrated level.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Level {

@@ -10,7 +10,7 @@
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use super::{SearchLimits, SearchOptions, Searcher};
+use super::{PhaseTimes, SearchLimits, SearchOptions, Searcher};
 use crate::rules::{Position, Rules};
 
 /// The result for one position.
@@ -24,6 +24,8 @@ pub struct BenchEntry {
     pub tree_nodes: u64,
     /// Bytes of tree in use at the end.
     pub tree_bytes: u64,
+    /// Where the iterations' time went (`phase-timing` builds only).
+    pub phases: PhaseTimes,
 }
 
 /// The whole bench.
@@ -76,6 +78,7 @@ pub fn run(positions: &[Position], nodes: u64, options: &SearchOptions) -> Bench
             elapsed,
             tree_nodes: result.info.tree_nodes,
             tree_bytes: result.info.tree_bytes,
+            phases: result.info.phases,
         });
     }
     report

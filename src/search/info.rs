@@ -3,6 +3,7 @@
 //! statistics and principal variation of a [`SearchInfo`].
 
 use std::sync::atomic::Ordering;
+use std::sync::PoisonError;
 use std::time::Instant;
 
 use super::extract::{best_turn, candidate_turns, continuation, TreeTurn};
@@ -102,6 +103,7 @@ pub(super) fn collect_info(
         candidates,
         in_check,
         recycles: shared.recycles.load(Ordering::Relaxed),
+        phases: *shared.phases.lock().unwrap_or_else(PoisonError::into_inner),
     }
 }
 

@@ -27,10 +27,12 @@
 //! results, so the bench signature does not depend on this machinery.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 use super::eval;
 use super::facts::has_overpopulation;
 use super::priors::scored_children;
+use super::report::PhaseTimes;
 use super::solver::Solver;
 use super::tree::*;
 use super::tunables::{Tunable, Tunables};
@@ -74,6 +76,8 @@ pub(crate) struct Shared<'a> {
     pub exclusive: bool,
     /// Selection's per-visit-count terms, precomputed.
     pub selection: Selection,
+    /// The workers' phase times, handed in as each stops (`phase-timing`).
+    pub phases: Mutex<PhaseTimes>,
 }
 
 /// Visit counts below this read selection's terms from [`Selection`].
@@ -264,6 +268,22 @@ pub(crate) struct Worker {
     pending_iterations: u64,
     pending_depth: u64,
     max_depth: u32,
+    /// Where this worker's iterations spent their time since it last handed
+    /// them in (only with the `phase-timing` feature).
+    phases: PhaseTimes,
+}
+
+/// The time-stamp counter with the `phase-timing` feature, else 0 (and the
+/// sums of differences of it compile to nothing).
+#[inline(always)]
+fn ticks() -> u64 {
+    #[cfg(all(feature = "phase-timing", target_arch = "x86_64"))]
+    // SAFETY: reading the time-stamp counter has no preconditions.
+    unsafe {
+        std::arch::x86_64::_rdtsc()
+    }
+    #[cfg(not(all(feature = "phase-timing", target_arch = "x86_64")))]
+    0
 }
 
 impl Default for Worker {
@@ -278,6 +298,7 @@ impl Default for Worker {
             pending_iterations: 0,
             pending_depth: 0,
             max_depth: 0,
+            phases: PhaseTimes::default(),
         }
     }
 }
@@ -396,6 +417,19 @@ impl Worker {
         eval::value(position, tunables, threat)
     }
 
+    /// Adds this worker's phase times to the search's and starts its own
+    /// afresh (a worker stopping; with the `phase-timing` feature only).
+    pub fn hand_in_phases(&mut self, shared: &Shared) {
+        if cfg!(feature = "phase-timing") {
+            let phases = std::mem::take(&mut self.phases);
+            shared
+                .phases
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .add(&phases);
+        }
+    }
+
     /// Starts a search's statistics afresh.
     pub fn reset_statistics(&mut self) {
         self.pending_iterations = 0;
@@ -474,6 +508,7 @@ impl Worker {
 
     /// One iteration: descend, create or evaluate a leaf, back up.
     pub fn iterate(&mut self, shared: &Shared) {
+        let started = ticks();
         let tree = shared.tree;
         let rules = &shared.rules;
         let mut position = shared.root_position;
@@ -500,10 +535,12 @@ impl Worker {
                 break (backup.draw_for(mover), mover, false);
             }
             let mut state = node.state.load(Ordering::Acquire);
-            if state == UNEXPANDED
+            let before = ticks();
+            let expanded = state == UNEXPANDED
                 && (node_id == shared.root || node.visits.load(Ordering::Relaxed) > 0)
-                && self.expand(shared, node_id, &position, turn)
-            {
+                && self.expand(shared, node_id, &position, turn);
+            self.phases.expand += ticks() - before;
+            if expanded {
                 state = EXPANDED;
                 let proof = node.proof.load(Ordering::Acquire);
                 if proof != UNPROVEN {
@@ -513,7 +550,10 @@ impl Worker {
             if state != EXPANDED && state != WIDENING {
                 break (node.static_value(), mover, false);
             }
-            let Some(edge_index) = self.select(shared, node_id, &position) else {
+            let before = ticks();
+            let selected = self.select(shared, node_id, &position);
+            self.phases.select += ticks() - before;
+            let Some(edge_index) = selected else {
                 // Every materialised child is a proven loss and none is left.
                 if try_prove(tree, node_id) {
                     let proof = node.proof.load(Ordering::Acquire);
@@ -535,7 +575,9 @@ impl Worker {
                 let (first, count, _) = tree.node(child).children();
                 tree.prefetch_edges(first, count);
             }
+            let before = ticks();
             let step = advance_hinted(&mut position, rules, action, &mut turn, ends);
+            self.phases.advance += ticks() - before;
             if step == Step::Invalid {
                 break (node.static_value(), mover, false);
             }
@@ -562,7 +604,10 @@ impl Worker {
                 }
             }
             if child == 0 {
-                match self.create(shared, &position, turn, step) {
+                let before = ticks();
+                let creation = self.create(shared, &position, turn, step);
+                self.phases.create += ticks() - before;
+                match creation {
                     Creation::Created(index, value) => {
                         edge.child.store(index, Ordering::Release);
                         let created = tree.node(index);
@@ -592,6 +637,7 @@ impl Worker {
         // `turn` is now the leaf's turn; each node sees the leaf's value
         // discounted by how many turns below it the leaf lies.
         let leaf_turn = turn;
+        let backing_up = ticks();
         for &index in self.path.iter().rev() {
             let node = tree.node(index);
             let node_turn = node.turn.load(Ordering::Relaxed);
@@ -625,6 +671,10 @@ impl Worker {
                 }
             }
         }
+        let finished = ticks();
+        self.phases.backup += finished - backing_up;
+        self.phases.total += finished - started;
+        self.phases.iterations += u64::from(cfg!(feature = "phase-timing"));
         let depth = self.path.len() as u32;
         self.pending_iterations += 1;
         self.pending_depth += depth as u64;
@@ -948,6 +998,7 @@ pub(crate) fn grow_bare(
         recycles: AtomicU32::new(0),
         exclusive: true,
         selection: Selection::new(tunables),
+        phases: Mutex::default(),
     };
     for _ in 0..iterations {
         if tree.wants_recycle() {

@@ -96,7 +96,9 @@ pub use network::{NetworkError, ValueNetwork};
 pub use options::{Clock, PlayerKind, SearchLimits, SearchOptions, DEFAULT_HASH_MB};
 pub use played_setups::{PlayedSetup, PLAYED_SETUPS};
 pub use players::{book_score, has_yellow_or_blue, setup_actions};
-pub use report::{win_probability, Candidate, Decision, Proof, SearchInfo, SearchResult};
+pub use report::{
+    win_probability, Candidate, Decision, PhaseTimes, Proof, SearchInfo, SearchResult,
+};
 pub use searcher::Searcher;
 pub use solver::Solver;
 pub use threats::{ThreatBudget, ThreatChecker};

@@ -149,6 +149,47 @@ pub struct SearchInfo {
     /// dropped the children of its least visited nodes to keep growing
     /// within `hash_mb`.
     pub recycles: u32,
+    /// Where the iterations' time went; all zero unless the crate is built
+    /// with the `phase-timing` feature.
+    pub phases: PhaseTimes,
+}
+
+/// Where the search iterations' time went, in time-stamp counter ticks
+/// summed over every thread, counted only when the crate is built with the
+/// `phase-timing` feature (a profiler for machines that have none, such as
+/// the 16-core machine issue 9's scaling is measured on). Comparing the
+/// ticks per iteration at one thread and at many tells contention on the
+/// shared tree (selection and backup grow) from a machine that is slower
+/// per thread (every phase grows).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PhaseTimes {
+    /// Iterations counted.
+    pub iterations: u64,
+    /// Choosing children (PUCT, widening included).
+    pub select: u64,
+    /// Listing and scoring a node's children when it is first expanded.
+    pub expand: u64,
+    /// Applying the chosen actions to the iteration's position.
+    pub advance: u64,
+    /// Creating leaves: the table, the win-in-1 solver and the evaluation.
+    pub create: u64,
+    /// Backing the value up the path.
+    pub backup: u64,
+    /// Whole iterations.
+    pub total: u64,
+}
+
+impl PhaseTimes {
+    /// Adds `other`'s counts to these.
+    pub fn add(&mut self, other: &PhaseTimes) {
+        self.iterations += other.iterations;
+        self.select += other.select;
+        self.expand += other.expand;
+        self.advance += other.advance;
+        self.create += other.create;
+        self.backup += other.backup;
+        self.total += other.total;
+    }
 }
 
 impl SearchInfo {

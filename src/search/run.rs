@@ -267,6 +267,7 @@ fn lead(
     }
     shared.halt.store(true, Ordering::Relaxed);
     worker.flush(shared);
+    worker.hand_in_phases(shared);
 }
 
 /// A helper thread's loop: iterate until told to stop, or until the node
@@ -290,4 +291,5 @@ fn help(shared: &Shared, gate: &Gate) {
         }
     }
     worker.flush(shared);
+    worker.hand_in_phases(shared);
 }

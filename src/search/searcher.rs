@@ -3,6 +3,7 @@
 //! search with the simple players, the root's exact checks or the tree.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use rayon::{ThreadPool, ThreadPoolBuilder};
@@ -403,6 +404,7 @@ impl Searcher {
             recycles: AtomicU32::new(0),
             exclusive: self.options.threads <= 1,
             selection: Selection::new(tunables),
+            phases: Mutex::default(),
         };
         let threads = self.options.threads.max(1);
         let multi_pv = self.options.multi_pv.max(1);
