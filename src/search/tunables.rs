@@ -111,7 +111,7 @@ tunables! {
     MoveOverheadMs = ("move_overhead_ms", 50.0, 0.0, 5000.0, "clock time kept back for communication, in ms"),
     TimeUnstable = ("time_unstable", 1.5, 1.0, 5.0, "clock games: soft-limit factor when the best turn changed late"),
     TimeObvious = ("time_obvious", 0.6, 0.1, 1.0, "clock games: soft-limit factor when the best turn has most visits"),
-    CheckShare = ("check_share", 0.125, 0.02, 1.0, "on the clock, the share of the planned time the root's two-turn checks may take (twice this after a check ran out of it); at 100 ms 0.125 beat 0.25 by +81.8 ± 50.4 Elo (186 games), 0.0625 against 0.125 +4.0 ± 31.8 (429 games), stopped"),
+    CheckShare = ("check_share", 0.125, 0.02, 1.0, "on the clock, the share of the planned time the root's two-turn checks may take (twice this after a check ran out of it); at 100 ms 0.125 beat 0.25 by +81.8 ± 50.4 Elo (186 games), 0.0625 against 0.125 +4.0 ± 31.8 (429 games), stopped; with the network, 0.25 against 0.125 at 100 ms: 179-186-35, -6.1 ± 32.6 (400 games)"),
     SmartPruning = ("smart_pruning", 1.33, 0.0, 10.0, "clock games: stop when the best cannot be overtaken; 0 disables"),
 }
 
