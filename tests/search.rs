@@ -494,7 +494,7 @@ fn phase_times_count_every_iteration_only_when_built_to() {
         options.threads = threads;
         let result = search(&bench_positions()[5], options, 2_000);
         let phases = result.info.phases;
-        if cfg!(feature = "phase-timing") {
+        if supernova::search::PhaseTimes::COUNTED {
             assert_eq!(phases.iterations, result.info.iterations);
             let parts =
                 phases.select + phases.expand + phases.advance + phases.create + phases.backup;

@@ -420,7 +420,7 @@ impl Worker {
     /// Adds this worker's phase times to the search's and starts its own
     /// afresh (a worker stopping; with the `phase-timing` feature only).
     pub fn hand_in_phases(&mut self, shared: &Shared) {
-        if cfg!(feature = "phase-timing") {
+        if PhaseTimes::COUNTED {
             let phases = std::mem::take(&mut self.phases);
             shared
                 .phases
@@ -674,7 +674,7 @@ impl Worker {
         let finished = ticks();
         self.phases.backup += finished - backing_up;
         self.phases.total += finished - started;
-        self.phases.iterations += u64::from(cfg!(feature = "phase-timing"));
+        self.phases.iterations += u64::from(PhaseTimes::COUNTED);
         let depth = self.path.len() as u32;
         self.pending_iterations += 1;
         self.pending_depth += depth as u64;

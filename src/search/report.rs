@@ -180,6 +180,10 @@ pub struct PhaseTimes {
 }
 
 impl PhaseTimes {
+    /// Whether this build counts them: the `phase-timing` feature on a
+    /// processor with a time-stamp counter (x86-64).
+    pub const COUNTED: bool = cfg!(all(feature = "phase-timing", target_arch = "x86_64"));
+
     /// Adds `other`'s counts to these.
     pub fn add(&mut self, other: &PhaseTimes) {
         self.iterations += other.iterations;
