@@ -100,8 +100,9 @@ fn base_logit(position: &Position, facts: &Facts, action: Action, tunables: &Tun
         }
         Action::Build { system, piece } => {
             let mut score = tunables[Tunable::PriorBuild] + (piece.size() as f32 - 1.0) * 0.3;
-            if exposed(facts, system, piece.size(), mover) {
-                score += tunables[Tunable::PriorExposed];
+            let weight = tunables[Tunable::PriorExposed];
+            if weight != 0.0 && exposed(facts, system, piece.size(), mover) {
+                score += weight;
             }
             if fleet_colours & (1 << piece.colour().index()) == 0 {
                 score += tunables[Tunable::PriorNewColour];
@@ -135,11 +136,7 @@ fn base_logit(position: &Position, facts: &Facts, action: Action, tunables: &Tun
             if to == home {
                 score += 0.5;
             }
-            if exposed(facts, to, ship.size(), mover) {
-                score += tunables[Tunable::PriorExposed];
-            } else if exposed(facts, from, ship.size(), mover) {
-                score += tunables[Tunable::PriorEscape];
-            }
+            score += exposure(facts, from, to, ship.size(), mover, tunables);
             score
         }
         Action::Discover { from, ship, star } => {
@@ -176,6 +173,32 @@ fn exposed(facts: &Facts, system: Slot, size: u8, owner: Player) -> bool {
     !theirs.is_empty()
         && theirs.largest_size() >= size
         && contents.access(enemy) & (1 << Colour::Red.index()) != 0
+}
+
+/// The exposure priors of moving a ship of `size` from `from` to `to`:
+/// `prior_exposed` into capture range, `prior_escape` out of it. Both are 0
+/// by default, and then nothing is looked at.
+fn exposure(
+    facts: &Facts,
+    from: Slot,
+    to: Slot,
+    size: u8,
+    owner: Player,
+    tunables: &Tunables,
+) -> f32 {
+    let (into, out) = (
+        tunables[Tunable::PriorExposed],
+        tunables[Tunable::PriorEscape],
+    );
+    if into == 0.0 && out == 0.0 {
+        0.0
+    } else if exposed(facts, to, size, owner) {
+        into
+    } else if exposed(facts, from, size, owner) {
+        out
+    } else {
+        0.0
+    }
 }
 
 fn attack_bonus_size(size: u8, colour: Colour, tunables: &Tunables) -> f32 {
