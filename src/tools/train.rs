@@ -56,6 +56,7 @@ use super::stats::{Sprt, SprtVerdict, Tally};
 use crate::notation::hwpn;
 use crate::record::GameRecord;
 use crate::rules::{Action, GameStatus, History, Outcome, Position, Rules};
+use crate::search::network::flush_tiny;
 use crate::search::{
     evaluate, leaf_threat, value_features, Decision, Proof, SearchLimits, SearchOptions, Searcher,
     Solver, Tunables, ValueNetwork, VALUE_INPUTS,
@@ -710,7 +711,9 @@ fn adam_step(
         squares[index] = BETA2 * squares[index] + (1.0 - BETA2) * grad * grad;
         let moment = moments[index] / correction1;
         let square = squares[index] / correction2;
-        *parameter -= learning_rate * moment / (square.sqrt() + 1e-8);
+        // Decayed weights of dead units would sink to subnormal floats,
+        // slow to compute with (see `flush_tiny`): they become 0.
+        *parameter = flush_tiny(*parameter - learning_rate * moment / (square.sqrt() + 1e-8));
     }
 }
 
