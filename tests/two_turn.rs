@@ -390,3 +390,46 @@ fn judge_answers() {
     }
     eprintln!("defended {defended} of {total}");
 }
+
+/// Judges the turns played in games: reads `RECORD TURN` lines from
+/// $SUPERNOVA_TWO_TURN_PLAYED (a record path and a turn number) and says for
+/// each whether the turn played let the opponent force a win within two of
+/// its turns (`defence Some(false)`), with the exact check's time. How the
+/// losses of a match were sorted into two-turn setups and slower ones.
+#[test]
+#[ignore]
+fn judge_played_turns() {
+    let Some(path) = std::env::var_os("SUPERNOVA_TWO_TURN_PLAYED") else {
+        eprintln!("set SUPERNOVA_TWO_TURN_PLAYED to a file of RECORD TURN lines");
+        return;
+    };
+    let rules = Rules::STANDARD;
+    let budget = ThreatBudget::work(CHECK_WORK);
+    let (mut refuted, mut total) = (0, 0);
+    for line in std::fs::read_to_string(path).unwrap().lines() {
+        let mut words = line.split_whitespace();
+        let (Some(record), Some(number)) = (words.next(), words.next()) else {
+            continue;
+        };
+        let number: u32 = number.parse().unwrap();
+        let record = GameRecord::parse_sdg(&std::fs::read_to_string(record).unwrap()).unwrap();
+        let walk = record.walk(&rules);
+        let played = walk
+            .turns
+            .iter()
+            .find(|turn| turn.number == number)
+            .unwrap_or_else(|| panic!("no turn {number} in {line}"));
+        let started = Instant::now();
+        let verdict = ThreatChecker::default().is_defence(
+            &played.board.position,
+            &played.actions,
+            &rules,
+            budget,
+        );
+        let milliseconds = started.elapsed().as_secs_f64() * 1e3;
+        total += 1;
+        refuted += usize::from(verdict == Some(false));
+        eprintln!("{line}: defence {verdict:?} in {milliseconds:.1} ms");
+    }
+    eprintln!("{refuted} of {total} turns let the opponent force a win in two");
+}
