@@ -57,6 +57,9 @@ fn a_short_real_match_writes_transcripts_that_replay() {
         "{out}"
     );
     assert!(!out.contains("Forfeits"), "{out}");
+    // Four games over two openings, each opening once from each seat:
+    // nothing repeats.
+    assert!(!out.contains("Repeats"), "{out}");
     let summary: Vec<&str> = out.lines().rev().take(5).collect();
     assert!(
         summary
@@ -321,4 +324,42 @@ fn games_are_announced_logged_and_annotated() {
     assert!(replayed.contains("replayed 2 games: 2 legal"), "{replayed}");
     let _ = std::fs::remove_dir_all(&records);
     let _ = std::fs::remove_dir_all(&logs);
+}
+
+/// Deterministic engines at a node limit play each opening and seating
+/// once: over one opening, games 3 and 4 are games 1 and 2 again, and the
+/// report says so and scores the two distinct games apart.
+#[test]
+fn a_node_limited_match_reports_its_repeated_games() {
+    let directory = scratch("repeats");
+    let openings = directory.join("one.txt");
+    std::fs::write(&openings, "r1b2:g3:/r3b1::g3 0\n").unwrap();
+    let output = supernova(&[
+        "match",
+        "--each",
+        "option.Player=greedy",
+        "--engine",
+        "name=first",
+        "--engine",
+        "name=second",
+        "--games",
+        "4",
+        "--nodes",
+        "100",
+        "--max-turns",
+        "20",
+        "--openings",
+        openings.to_str().unwrap(),
+    ]);
+    let out = text(&output);
+    let _ = std::fs::remove_dir_all(&directory);
+    assert!(output.status.success(), "{out}");
+    let line = out
+        .lines()
+        .find(|line| line.starts_with("Repeats: "))
+        .unwrap_or_else(|| panic!("no Repeats line: {out}"));
+    assert!(
+        line.starts_with("Repeats: 2 of 4 games") && line.contains("the 2 distinct games"),
+        "{line}"
+    );
 }

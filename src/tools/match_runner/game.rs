@@ -491,6 +491,7 @@ pub(super) fn play_game(
         reason: ending.description(game.seat_names()),
         ending,
         turns: game.history.turns_after_setup(),
+        played: game.history.turns().to_vec(),
         score_a: if a_first {
             score_first
         } else {

@@ -40,6 +40,7 @@ pub use config::{
 
 pub use multi::{run_multi_match, MultiEngineMatch, MultiEngineResult, MultiGameReport};
 
+use std::collections::HashSet;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -48,7 +49,7 @@ use std::time::Duration;
 use super::stats::{SprtVerdict, Tally};
 use super::Ending;
 use crate::notation::names::DEFAULT_NAMES;
-use crate::rules::Outcome;
+use crate::rules::{Action, Outcome};
 use game::{play_game, start_engine};
 
 /// How long an engine may take to start and answer `hwi` and `isready`.
@@ -69,6 +70,8 @@ pub struct GameReport {
     pub reason: String,
     /// Turns played after the opening.
     pub turns: u32,
+    /// Every turn of the game, to tell a game that repeats an earlier one.
+    pub played: Vec<Vec<Action>>,
     /// Engine A's score: 1, 0.5 or 0.
     pub score_a: f64,
 }
@@ -96,6 +99,12 @@ pub struct MatchResult {
     pub games: Vec<GameReport>,
     /// The SPRT verdict, when a test was requested.
     pub sprt: Option<SprtVerdict>,
+    /// Games that repeated an earlier game of the match turn for turn
+    /// (same opening, same seats): deterministic engines at a node limit
+    /// play each opening and seating once, whatever the number of games.
+    pub repeats: usize,
+    /// A's score over the games that repeat no earlier one.
+    pub distinct: Tally,
     /// The tally at which the SPRT reached its verdict and the match
     /// stopped starting games; the games then under way still count in
     /// `tally`, and may move the ratio back inside its bounds.
@@ -282,6 +291,19 @@ pub fn run_match(
         let _ = writeln!(writer, "{line}");
         result.sprt = Some(verdict);
     }
+    count_repeats(&mut result);
+    if result.repeats > 0 {
+        let _ = writeln!(
+            writer,
+            "Repeats: {} of {} games repeated an earlier game turn for turn (same opening \
+             and seats: deterministic engines at this limit); the {} distinct games: {}; {}",
+            result.repeats,
+            result.games.len(),
+            result.games.len() - result.repeats,
+            result.distinct.score_line(&names[0], &names[1]),
+            result.distinct.elo_line()
+        );
+    }
     let forfeits = result.games.iter().filter(|game| game.is_forfeit()).count();
     if forfeits > 0 {
         let _ = writeln!(
@@ -292,6 +314,28 @@ pub fn run_match(
     let _ = writeln!(writer, "Finished match");
     let _ = writer.flush();
     Ok(result)
+}
+
+/// Finds the games that repeat an earlier one (by game number) turn for
+/// turn from the same opening and seats, and tallies the others: a match
+/// of 400 games over 64 openings at a node limit, between engines that
+/// search deterministically, holds only 128 games, and its Elo interval
+/// would otherwise be narrower than the evidence.
+fn count_repeats(result: &mut MatchResult) {
+    let mut order: Vec<&GameReport> = result.games.iter().collect();
+    order.sort_by_key(|game| game.number);
+    let mut seen: HashSet<(usize, bool, &[Vec<Action>])> = HashSet::new();
+    let mut distinct = Tally::default();
+    let mut repeats = 0;
+    for game in order {
+        if seen.insert((game.opening, game.a_first, game.played.as_slice())) {
+            distinct.add(game.score_a);
+        } else {
+            repeats += 1;
+        }
+    }
+    result.repeats = repeats;
+    result.distinct = distinct;
 }
 
 #[cfg(test)]
