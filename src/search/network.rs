@@ -348,7 +348,6 @@ impl ValueNetwork {
     }
 }
 
-/// At most 64 printable characters of a word, for error messages and names.
 /// Weights smaller than this in magnitude are read as 0.
 ///
 /// Training with weight decay leaves the weights of dead hidden units at
@@ -370,6 +369,7 @@ pub(crate) fn flush_tiny(value: f32) -> f32 {
     }
 }
 
+/// At most 64 printable characters of a word, for error messages and names.
 fn excerpt(text: &str) -> String {
     text.chars()
         .filter(|character| !character.is_control())
@@ -553,10 +553,8 @@ mod tests {
             );
         }
         let embedded = ValueNetwork::embedded();
-        let all = embedded.weights.iter().chain(&embedded.linear);
-        assert!(all
-            .clone()
-            .all(|weight| *weight == 0.0 || weight.abs() >= TINY));
+        let mut all = embedded.weights.iter().chain(&embedded.linear);
+        assert!(all.all(|weight| *weight == 0.0 || weight.abs() >= TINY));
     }
 
     #[test]
