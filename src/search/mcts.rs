@@ -60,9 +60,12 @@ pub(crate) struct Shared<'a> {
     pub stop: &'a AtomicBool,
     /// Set by the search itself when a limit is reached.
     pub halt: AtomicBool,
-    pub iterations: AtomicU64,
-    pub depth_sum: AtomicU64,
-    pub max_depth: AtomicU32,
+    /// Iterations, depth total and deepest path, added by each worker's
+    /// flush; each alone in its cache lines, away from the fields every
+    /// iteration reads.
+    pub iterations: CachePadded<AtomicU64>,
+    pub depth_sum: CachePadded<AtomicU64>,
+    pub max_depth: CachePadded<AtomicU32>,
     pub node_limit: u64,
     /// How values of draws and of distant leaves are backed up.
     pub backup: Backup,
@@ -990,9 +993,9 @@ pub(crate) fn grow_bare(
         root_filter: None,
         stop: &stop,
         halt: AtomicBool::new(false),
-        iterations: AtomicU64::new(0),
-        depth_sum: AtomicU64::new(0),
-        max_depth: AtomicU32::new(0),
+        iterations: CachePadded(AtomicU64::new(0)),
+        depth_sum: CachePadded(AtomicU64::new(0)),
+        max_depth: CachePadded(AtomicU32::new(0)),
         node_limit: iterations,
         backup,
         recycles: AtomicU32::new(0),

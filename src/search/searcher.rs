@@ -18,7 +18,7 @@ use super::run::{self, RunPlan};
 use super::solver::Solver;
 use super::threats::{self, ThreatChecker};
 use super::time::{self, Controller, TimePlan};
-use super::tree::{self, Tree};
+use super::tree::{self, CachePadded, Tree};
 use super::tunables::Tunable;
 use crate::rules::{Outcome, Position};
 
@@ -396,9 +396,9 @@ impl Searcher {
             root_filter: check.filter.as_deref(),
             stop: job.stop,
             halt: AtomicBool::new(false),
-            iterations: AtomicU64::new(0),
-            depth_sum: AtomicU64::new(0),
-            max_depth: AtomicU32::new(0),
+            iterations: CachePadded(AtomicU64::new(0)),
+            depth_sum: CachePadded(AtomicU64::new(0)),
+            max_depth: CachePadded(AtomicU32::new(0)),
             node_limit,
             backup,
             recycles: AtomicU32::new(0),
