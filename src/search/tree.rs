@@ -1288,6 +1288,33 @@ mod tests {
     }
 
     #[test]
+    fn the_allocation_counters_share_no_cache_line_with_the_arrays() {
+        // Every tree access reads the arrays' addresses; a counter that
+        // threads write on the same 128 bytes would make those reads miss.
+        let tree = Tree::with_megabytes(1);
+        let block = |address: usize| address / 128;
+        let reads = [
+            std::ptr::addr_of!(tree.nodes) as usize,
+            std::ptr::addr_of!(tree.edges) as usize,
+            std::ptr::addr_of!(tree.table) as usize,
+            std::ptr::addr_of!(tree.epoch) as usize,
+        ];
+        for counter in [
+            std::ptr::addr_of!(tree.next_node) as usize,
+            std::ptr::addr_of!(tree.next_edge) as usize,
+        ] {
+            assert_eq!(counter % 128, 0);
+            for read in reads {
+                assert_ne!(block(counter), block(read));
+            }
+        }
+        assert_ne!(
+            block(std::ptr::addr_of!(tree.next_node) as usize),
+            block(std::ptr::addr_of!(tree.next_edge) as usize)
+        );
+    }
+
+    #[test]
     fn publish_and_lookup_share_nodes() {
         let tree = Tree::with_megabytes(1);
         let mut reserve = Reserve::default();
