@@ -150,6 +150,9 @@ enum Command {
         /// Sequential test: elo0=0 elo1=5 alpha=0.05 beta=0.05; stops when decided.
         #[arg(long, num_args = 4, value_name = "KEY=VALUE")]
         sprt: Option<Vec<String>>,
+        /// Resign adjudication, as cutechess-cli's: movecount=3 score=900 [twosided=true] scores a game lost for an engine that reported -900 cp (a value of -0.9) or lower on 3 of its turns in a row (twosided: while its opponent reported +900 or higher on as many).
+        #[arg(long, num_args = 2..=3, value_name = "KEY=VALUE")]
+        resign: Option<Vec<String>>,
         /// Victory condition of a match of 3 to 6 engines: last, sinister or good-evil.
         #[arg(long)]
         victory: Option<String>,
@@ -765,6 +768,7 @@ struct MatchArguments {
     pgnout: Option<PathBuf>,
     log: Option<PathBuf>,
     sprt: Option<Vec<String>>,
+    resign: Option<Vec<String>>,
     victory: Option<String>,
     seed: u64,
 }
@@ -824,6 +828,11 @@ fn start_match(arguments: MatchArguments) -> Result<(), Failure> {
         ));
     }
     let sprt = arguments.sprt.as_deref().map(Sprt::parse).transpose()?;
+    let resign = arguments
+        .resign
+        .as_deref()
+        .map(match_runner::Resign::parse)
+        .transpose()?;
     let program = std::env::current_exe()
         .map_err(|error| format!("cannot find this program to run as an engine: {error}"))?;
     let config = MatchConfig {
@@ -840,6 +849,7 @@ fn start_match(arguments: MatchArguments) -> Result<(), Failure> {
         transcripts: arguments.pgnout,
         logs: arguments.log,
         sprt,
+        resign,
         default_program: program.display().to_string(),
         default_arguments: vec!["engine".to_string()],
     };
@@ -850,9 +860,9 @@ fn start_match(arguments: MatchArguments) -> Result<(), Failure> {
 /// Builds a match of 3 to 6 engines (src/tools/match_runner/multi.rs) and
 /// runs it on stdout; the two-player-only settings are refused.
 fn start_multi_match(arguments: MatchArguments) -> Result<(), Failure> {
-    if arguments.openings.is_some() || arguments.sprt.is_some() {
+    if arguments.openings.is_some() || arguments.sprt.is_some() || arguments.resign.is_some() {
         return Err(Failure::Error(
-            "--openings and --sprt are for two-engine matches only".to_string(),
+            "--openings, --sprt and --resign are for two-engine matches only".to_string(),
         ));
     }
     let mut engines = vec![EngineConfig::default(); arguments.engines.len()];
@@ -969,6 +979,7 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
             pgnout,
             log,
             sprt,
+            resign,
             victory,
             seed,
         }) => start_match(MatchArguments {
@@ -991,6 +1002,7 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
             pgnout,
             log,
             sprt,
+            resign,
             victory,
             seed,
         }),

@@ -363,3 +363,101 @@ fn a_node_limited_match_reports_its_repeated_games() {
         "{line}"
     );
 }
+
+/// The two engines of the resign tests: a small search against greedy,
+/// from one opening, both seats.
+fn resign_match(directory: &std::path::Path, resign: &[&str]) -> (bool, String) {
+    let openings = directory.join("one.txt");
+    std::fs::write(&openings, "r1b2:g3:/r3b1::g3 0\n").unwrap();
+    let records = directory.join("records");
+    let mut arguments = vec![
+        "match",
+        "--engine",
+        "name=mcts",
+        "--engine",
+        "name=greedy",
+        "option.Player=greedy",
+        "--games",
+        "2",
+        "--nodes",
+        "300",
+        "--max-turns",
+        "60",
+        "--openings",
+        openings.to_str().unwrap(),
+        "--pgnout",
+        records.to_str().unwrap(),
+    ];
+    arguments.extend_from_slice(resign);
+    let output = supernova(&arguments);
+    let mut out = text(&output);
+    for game in ["game-0001.sdg", "game-0002.sdg"] {
+        out += &std::fs::read_to_string(records.join(game)).unwrap_or_default();
+    }
+    (output.status.success(), out)
+}
+
+#[test]
+fn resign_adjudication_ends_games_the_engines_call_lost() {
+    let directory = scratch("resign");
+    // Any score below zero on one turn: each game ends at the first turn
+    // an engine reports itself behind, as a win for the other.
+    let (success, out) = resign_match(&directory, &["--resign", "movecount=1", "score=1"]);
+    let (plain_success, plain) = resign_match(&directory, &[]);
+    let _ = std::fs::remove_dir_all(&directory);
+    assert!(success, "{out}");
+    assert!(plain_success, "{plain}");
+    let finished: Vec<&str> = out
+        .lines()
+        .filter(|line| line.starts_with("Finished game"))
+        .collect();
+    assert_eq!(finished.len(), 2, "{out}");
+    for line in &finished {
+        assert!(
+            line.contains("resigned by adjudication: a score of -1 cp or lower on 1 turn in a row"),
+            "{line}"
+        );
+        assert!(line.contains("1-0") || line.contains("0-1"), "{line}");
+    }
+    assert!(
+        out.contains("Adjudicated: 2 games ended by --resign"),
+        "{out}"
+    );
+    assert!(!out.contains("Forfeits:"), "{out}");
+    // The records say so, and give the winner.
+    assert_eq!(out.matches("Referee: ").count(), 2, "{out}");
+    assert_eq!(
+        out.lines()
+            .filter(|line| line.contains("Referee: ") && line.contains("resigned by adjudication"))
+            .count(),
+        2,
+        "{out}"
+    );
+    assert!(!out.contains("Winner:\n"), "{out}");
+    // Without --resign the same games run on.
+    assert!(!plain.contains("adjudication"), "{plain}");
+    assert!(!plain.contains("Adjudicated:"), "{plain}");
+}
+
+#[test]
+fn bad_resign_settings_are_named_errors() {
+    for (arguments, named) in [
+        (&["movecount=x", "score=900"][..], "movecount=x"),
+        (
+            &["movecount=3", "score=900", "twosided=maybe"],
+            "twosided=maybe",
+        ),
+        (&["movecount=3", "depth=9"], "'depth'"),
+    ] {
+        let mut command = vec![
+            "match", "--engine", "name=a", "--engine", "name=b", "--nodes", "10", "--resign",
+        ];
+        command.extend_from_slice(arguments);
+        let output = supernova(&command);
+        let error = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{error}");
+        assert!(error.contains(named), "{arguments:?}: {error}");
+        assert!(!error.contains("panicked"), "{error}");
+        assert!(text(&output).is_empty(), "no match was started");
+    }
+}

@@ -804,6 +804,7 @@ fn strength_match() {
             Ending::Result(result) => result.reason.word(),
             Ending::Forfeit { .. } => "forfeit",
             Ending::Aborted(_) => "aborted",
+            Ending::Adjudicated { .. } => "adjudicated",
         };
         *ends.entry(end).or_insert(0) += 1;
     }

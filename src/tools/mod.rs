@@ -41,6 +41,14 @@ pub enum Ending {
     /// The referee could not go on (its own error, not a player's); the
     /// game counts as a draw.
     Aborted(String),
+    /// The match runner ended a game the engines' own scores called lost
+    /// (`supernova match --resign`). The other player wins.
+    Adjudicated {
+        /// The player whose engine reported the loss.
+        loser: Player,
+        /// Why, in words, without the player's name.
+        reason: String,
+    },
 }
 
 impl Ending {
@@ -48,7 +56,9 @@ impl Ending {
     pub fn outcome(&self) -> Outcome {
         match self {
             Ending::Result(result) => result.outcome,
-            Ending::Forfeit { loser, .. } => Outcome::Win(loser.opponent()),
+            Ending::Forfeit { loser, .. } | Ending::Adjudicated { loser, .. } => {
+                Outcome::Win(loser.opponent())
+            }
             Ending::Aborted(_) => Outcome::Draw,
         }
     }
@@ -71,9 +81,10 @@ impl Ending {
         }
     }
 
-    /// Whether the rules did not decide the game (a forfeit or an abort).
+    /// Whether a failure decided the game (a forfeit or an abort), not
+    /// the rules or an adjudication.
     pub fn is_forfeit(&self) -> bool {
-        !matches!(self, Ending::Result(_))
+        matches!(self, Ending::Forfeit { .. } | Ending::Aborted(_))
     }
 
     /// Why the game ended, in words, with the players' names: the reason's
@@ -82,7 +93,9 @@ impl Ending {
     pub fn description(&self, names: [&str; 2]) -> String {
         match self {
             Ending::Result(result) => result.reason.word().to_string(),
-            Ending::Forfeit { loser, reason } => format!("{} {reason}", names[loser.index()]),
+            Ending::Forfeit { loser, reason } | Ending::Adjudicated { loser, reason } => {
+                format!("{} {reason}", names[loser.index()])
+            }
             Ending::Aborted(reason) => format!("referee error: {reason}"),
         }
     }

@@ -240,10 +240,98 @@ pub struct MatchConfig {
     pub logs: Option<PathBuf>,
     /// Stop early when this test decides.
     pub sprt: Option<Sprt>,
+    /// End a game early when the engines' scores call it lost.
+    pub resign: Option<Resign>,
     /// The program for engines that name none (normally this binary).
     pub default_program: String,
     /// Its arguments.
     pub default_arguments: Vec<String>,
+}
+
+/// Resign adjudication, as cutechess-cli's `-resign`: a game is scored
+/// as lost for an engine that reported a score at least `score` below zero
+/// on `turns` of its turns in a row (with `two_sided`, only while its
+/// opponent reported at least `score` above zero on as many of its own).
+/// Why: games the engines themselves call decided are the long tail of a
+/// match's time, most of all against engines too weak to finish them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Resign {
+    /// Consecutive turns of the engine's own (at least 1).
+    pub turns: u32,
+    /// The threshold in the protocol's `cp` (the value times 1000, so 900
+    /// is a value of 0.9); a proven loss (`score mate` below zero) is below
+    /// any threshold.
+    pub score: i64,
+    /// Whether the opponent must agree.
+    pub two_sided: bool,
+}
+
+impl Resign {
+    /// Reads `movecount=N score=CP` and optionally `twosided=true|false`,
+    /// the fields of cutechess-cli's `-resign`.
+    ///
+    /// # Errors
+    /// Names the bad or missing field.
+    pub fn parse<S: AsRef<str>>(fields: &[S]) -> Result<Resign, String> {
+        let mut turns = None;
+        let mut score = None;
+        let mut two_sided = false;
+        for field in fields {
+            let field = field.as_ref();
+            let (key, value) = field
+                .split_once('=')
+                .ok_or_else(|| format!("--resign '{field}': expected key=value"))?;
+            match key {
+                "movecount" => {
+                    turns = Some(
+                        value
+                            .parse::<u32>()
+                            .ok()
+                            .filter(|&turns| turns > 0)
+                            .ok_or_else(|| {
+                                format!(
+                                    "--resign movecount={value}: expected a whole number from 1"
+                                )
+                            })?,
+                    );
+                }
+                "score" => {
+                    score = Some(
+                        value
+                            .parse::<i64>()
+                            .ok()
+                            .filter(|&score| score > 0)
+                            .ok_or_else(|| {
+                                format!(
+                                    "--resign score={value}: expected a whole number of cp above 0"
+                                )
+                            })?,
+                    );
+                }
+                "twosided" => {
+                    two_sided = match value {
+                        "true" => true,
+                        "false" => false,
+                        _ => {
+                            return Err(format!(
+                                "--resign twosided={value}: expected true or false"
+                            ))
+                        }
+                    };
+                }
+                _ => {
+                    return Err(format!(
+                        "--resign '{key}': expected one of movecount, score, twosided"
+                    ))
+                }
+            }
+        }
+        Ok(Resign {
+            turns: turns.ok_or("--resign: movecount=... is missing")?,
+            score: score.ok_or("--resign: score=... is missing")?,
+            two_sided,
+        })
+    }
 }
 
 impl MatchConfig {
@@ -262,6 +350,38 @@ impl MatchConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn resign_settings_parse_and_bad_ones_are_named() {
+        assert_eq!(
+            Resign::parse(&["score=900", "movecount=3"]),
+            Ok(Resign {
+                turns: 3,
+                score: 900,
+                two_sided: false
+            })
+        );
+        assert!(
+            Resign::parse(&["movecount=2", "score=500", "twosided=true"])
+                .unwrap()
+                .two_sided
+        );
+        for (fields, named) in [
+            (&["movecount=0", "score=500"][..], "movecount=0"),
+            (&["movecount=2", "score=-5"], "score=-5"),
+            (&["movecount=2"], "score=... is missing"),
+            (&["score=500"], "movecount=... is missing"),
+            (
+                &["movecount=2", "score=500", "twosided=yes"],
+                "twosided=yes",
+            ),
+            (&["movecount=2", "score=500", "mate=1"], "'mate'"),
+            (&["movecount"], "'movecount'"),
+        ] {
+            let error = Resign::parse(fields).unwrap_err();
+            assert!(error.contains(named), "{fields:?}: {error}");
+        }
+    }
 
     #[test]
     fn engine_settings_parse() {

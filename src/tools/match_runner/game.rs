@@ -158,6 +158,9 @@ struct Game<'a> {
     record: Vec<RecordTurn>,
     tokens: Vec<String>,
     clocks: [Option<Duration>; 2],
+    /// For each seat, how many of its turns in a row it reported a score
+    /// beyond the resign threshold: (below zero, above zero).
+    streaks: [(u32, u32); 2],
 }
 
 impl Game<'_> {
@@ -360,7 +363,46 @@ impl Game<'_> {
                 excerpt(token)
             )));
         }
-        None
+        if let GameStatus::Over(result) = self.history.status(&self.rules) {
+            return Some(Ending::Result(result));
+        }
+        self.adjudicate(side, last_info.and_then(|info| info.score))
+    }
+
+    /// Counts `side`'s turn with `score` (what it reported for the position
+    /// it moved in) into the resign runs, and ends the game if a run is
+    /// long enough (see [`super::Resign`]).
+    fn adjudicate(&mut self, side: Player, score: Option<Score>) -> Option<Ending> {
+        let resign = self.config.resign?;
+        let (below, above) = match score {
+            Some(Score::Mate(turns)) => (turns < 0, turns > 0),
+            Some(Score::Centipawns(value)) => (value <= -resign.score, value >= resign.score),
+            None => (false, false),
+        };
+        let streak = &mut self.streaks[side.index()];
+        *streak = (
+            if below { streak.0 + 1 } else { 0 },
+            if above { streak.1 + 1 } else { 0 },
+        );
+        Player::BOTH.into_iter().find_map(|loser| {
+            let losing = self.streaks[loser.index()].0 >= resign.turns;
+            let agreed =
+                !resign.two_sided || self.streaks[loser.opponent().index()].1 >= resign.turns;
+            (losing && agreed).then(|| Ending::Adjudicated {
+                loser,
+                reason: format!(
+                    "resigned by adjudication: a score of -{} cp or lower on {} turn{} in a row{}",
+                    resign.score,
+                    resign.turns,
+                    if resign.turns == 1 { "" } else { "s" },
+                    if resign.two_sided {
+                        ", its opponent's as high"
+                    } else {
+                        ""
+                    }
+                ),
+            })
+        })
     }
 
     /// Writes the game's SDG record: the match's draw rules as variants,
@@ -395,6 +437,10 @@ impl Game<'_> {
                 reason: format!("forfeit: {}", ending.description(self.seat_names())),
             },
             Ending::Aborted(_) => RecordedResult {
+                outcome: ending.outcome(),
+                reason: ending.description(self.seat_names()),
+            },
+            Ending::Adjudicated { .. } => RecordedResult {
                 outcome: ending.outcome(),
                 reason: ending.description(self.seat_names()),
             },
@@ -453,6 +499,7 @@ pub(super) fn play_game(
         record: Vec::new(),
         tokens: Vec::new(),
         clocks,
+        streaks: [(0, 0); 2],
     };
     let mut setup_ok = true;
     for (seat, action) in Player::BOTH.into_iter().zip(opening.setup) {

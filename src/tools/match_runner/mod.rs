@@ -34,7 +34,7 @@ mod game;
 mod multi;
 
 pub use config::{
-    parse_openings, parse_time_control, EngineConfig, MatchConfig, Opening, TurnLimits,
+    parse_openings, parse_time_control, EngineConfig, MatchConfig, Opening, Resign, TurnLimits,
     DEFAULT_OPENINGS,
 };
 
@@ -309,6 +309,17 @@ pub fn run_match(
         let _ = writeln!(
             writer,
             "Forfeits: {forfeits} games ended by a crash, hang or illegal turn (see above)"
+        );
+    }
+    let adjudicated = result
+        .games
+        .iter()
+        .filter(|game| matches!(game.ending, Ending::Adjudicated { .. }))
+        .count();
+    if adjudicated > 0 {
+        let _ = writeln!(
+            writer,
+            "Adjudicated: {adjudicated} games ended by --resign (see above)"
         );
     }
     let _ = writeln!(writer, "Finished match");
