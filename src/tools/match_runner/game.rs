@@ -436,11 +436,7 @@ impl Game<'_> {
                 outcome: ending.outcome(),
                 reason: format!("forfeit: {}", ending.description(self.seat_names())),
             },
-            Ending::Aborted(_) => RecordedResult {
-                outcome: ending.outcome(),
-                reason: ending.description(self.seat_names()),
-            },
-            Ending::Adjudicated { .. } => RecordedResult {
+            Ending::Aborted(_) | Ending::Adjudicated { .. } => RecordedResult {
                 outcome: ending.outcome(),
                 reason: ending.description(self.seat_names()),
             },
