@@ -282,32 +282,8 @@ impl Resign {
                 .split_once('=')
                 .ok_or_else(|| format!("--resign '{field}': expected key=value"))?;
             match key {
-                "movecount" => {
-                    turns = Some(
-                        value
-                            .parse::<u32>()
-                            .ok()
-                            .filter(|&turns| turns > 0)
-                            .ok_or_else(|| {
-                                format!(
-                                    "--resign movecount={value}: expected a whole number from 1"
-                                )
-                            })?,
-                    );
-                }
-                "score" => {
-                    score = Some(
-                        value
-                            .parse::<i64>()
-                            .ok()
-                            .filter(|&score| score > 0)
-                            .ok_or_else(|| {
-                                format!(
-                                    "--resign score={value}: expected a whole number of cp above 0"
-                                )
-                            })?,
-                    );
-                }
+                "movecount" => turns = Some(positive(key, value, "a whole number from 1")?),
+                "score" => score = Some(positive(key, value, "a whole number of cp above 0")?),
                 "twosided" => {
                     two_sided = match value {
                         "true" => true,
@@ -332,6 +308,20 @@ impl Resign {
             two_sided,
         })
     }
+}
+
+/// A `--resign` field's number, above zero; the error names the field and
+/// says what was `expected`.
+fn positive<T: std::str::FromStr + PartialOrd + Default>(
+    key: &str,
+    value: &str,
+    expected: &str,
+) -> Result<T, String> {
+    value
+        .parse::<T>()
+        .ok()
+        .filter(|number| *number > T::default())
+        .ok_or_else(|| format!("--resign {key}={value}: expected {expected}"))
 }
 
 impl MatchConfig {
