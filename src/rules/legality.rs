@@ -189,10 +189,11 @@ pub fn check_power(
 }
 
 /// What a colour action's own rules (§6.1–§6.4) look at, besides the action.
-pub struct ColourActionFacts<F, B, D, S>
+pub struct ColourActionFacts<F, B, K, D, S>
 where
     F: PieceCounts,
     B: PieceCounts,
+    K: FnOnce() -> B,
     D: FnOnce() -> Option<u8>,
     S: FnOnce() -> bool,
 {
@@ -200,8 +201,10 @@ where
     pub own: F,
     /// The ships that can be captured: the target owner's fleet there.
     pub enemy: F,
-    /// The bank.
-    pub bank: B,
+    /// The bank. Called only for builds, trades and discoveries: adding
+    /// up every system's pieces is a good part of checking a move or a
+    /// capture, which the threat checks replay by the million.
+    pub bank: K,
     /// The acting system's star sizes (bit `s` for size `s`).
     pub origin_sizes: u8,
     /// For a move: the destination's star sizes, `None` when no system is
@@ -218,13 +221,14 @@ where
 /// # Errors
 /// The rule the action breaks.
 #[inline]
-pub fn check_colour_action<F, B, D, S>(
+pub fn check_colour_action<F, B, K, D, S>(
     action: Action,
-    facts: ColourActionFacts<F, B, D, S>,
+    facts: ColourActionFacts<F, B, K, D, S>,
 ) -> Result<(), IllegalReason>
 where
     F: PieceCounts,
     B: PieceCounts,
+    K: FnOnce() -> B,
     D: FnOnce() -> Option<u8>,
     S: FnOnce() -> bool,
 {
@@ -235,7 +239,7 @@ where
             if !own.has_colour(piece.colour()) {
                 return Err(IllegalReason::NoShipOfColour);
             }
-            match bank.smallest_of_colour(piece.colour()) {
+            match bank().smallest_of_colour(piece.colour()) {
                 None => Err(IllegalReason::BankEmptyOfColour),
                 Some(smallest) if smallest != piece => Err(IllegalReason::BuildSizeNotSmallest),
                 Some(_) => Ok(()),
@@ -251,7 +255,7 @@ where
             if from.size() != to.size() {
                 return Err(IllegalReason::TradeSizeChanges);
             }
-            if bank.count(to) == 0 {
+            if bank().count(to) == 0 {
                 return Err(IllegalReason::PieceNotInBank);
             }
             Ok(())
@@ -275,7 +279,7 @@ where
             if own.count(ship) == 0 {
                 return Err(IllegalReason::NoSuchShip);
             }
-            if bank.count(star) == 0 {
+            if bank().count(star) == 0 {
                 return Err(IllegalReason::PieceNotInBank);
             }
             if facts.origin_sizes & (1 << star.size()) != 0 {

@@ -979,7 +979,7 @@ impl Position {
                     ColourActionFacts {
                         own: here.ships[me],
                         enemy: here.ships[1 - me],
-                        bank: self.bank(),
+                        bank: || self.bank(),
                         origin_sizes: here.size_mask(),
                         destination_sizes: || match action {
                             Action::Move { to, .. }

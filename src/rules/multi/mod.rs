@@ -811,7 +811,7 @@ impl MultiPosition {
                     ColourActionFacts {
                         own: here.ships[me],
                         enemy,
-                        bank,
+                        bank: || bank,
                         origin_sizes: here.stars.size_mask(),
                         destination_sizes: || match plain {
                             Action::Move { to, .. } if self.system(to).exists() => {
