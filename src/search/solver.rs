@@ -105,8 +105,31 @@ impl Solver {
         rules: &Rules,
         limit: u64,
     ) -> Option<bool> {
+        self.limited(position, rules, limit, false)
+    }
+
+    /// [`Solver::can_win_limited`] for callers whose answer is mostly yes,
+    /// replaying the remembered wins first as [`Solver::can_win_expected`]
+    /// does: proving that a two-turn plan forces a win asks it of every
+    /// reply of the opponent, and each leaves the win standing.
+    pub fn can_win_limited_expected(
+        &mut self,
+        position: &Position,
+        rules: &Rules,
+        limit: u64,
+    ) -> Option<bool> {
+        self.limited(position, rules, limit, true)
+    }
+
+    fn limited(
+        &mut self,
+        position: &Position,
+        rules: &Rules,
+        limit: u64,
+        replay_first: bool,
+    ) -> Option<bool> {
         self.limit = limit;
-        let won = self.run(position, rules);
+        let won = self.run_replaying_first(position, rules, replay_first);
         if won {
             Some(true)
         } else if self.exhausted {

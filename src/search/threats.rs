@@ -352,6 +352,19 @@ impl ThreatChecker {
         answer.ok_or(OutOfBudget)
     }
 
+    /// [`ThreatChecker::wins_at_once`] where the answer is mostly yes: the
+    /// solver replays its remembered wins before computing its bound.
+    fn wins_at_once_expected(
+        &mut self,
+        position: &Position,
+        rules: &Rules,
+    ) -> Result<bool, OutOfBudget> {
+        let limit = self.solver_limit();
+        let answer = self.solver.can_win_limited_expected(position, rules, limit);
+        self.charge(self.solver.states())?;
+        answer.ok_or(OutOfBudget)
+    }
+
     fn forced_win(&mut self, position: &Position, rules: &Rules) -> Result<bool, OutOfBudget> {
         if position.in_setup()
             || position.turn_state() != TurnState::Start
@@ -492,7 +505,9 @@ impl ThreatChecker {
                 let refutes = match outcome {
                     Outcome::Win(winner) => winner == mover,
                     Outcome::Draw => true,
-                    Outcome::Ongoing => !self.wins_at_once(result, rules)?,
+                    // Until a refutation turns up, every reply leaves B
+                    // its win: the remembered one is tried first.
+                    Outcome::Ongoing => !self.wins_at_once_expected(result, rules)?,
                 };
                 self.charge(1)?;
                 Ok(refutes)
