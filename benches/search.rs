@@ -1,8 +1,9 @@
 //! Search speed: iterations ("nodes") per second of the tree search on one
 //! thread in a middle-game position (target: at least 300,000), the same
-//! with two threads (target: at least 1.8 times as many), and the two
-//! per-node costs, the win-in-1 solver and the static evaluation. Memory per
-//! node is printed once, since criterion only measures time.
+//! with two threads (target: at least 1.8 times as many), the two
+//! per-node costs, the win-in-1 solver and the static evaluation, and the
+//! exact two-turn check on the suite positions. Memory per node is printed
+//! once, since criterion only measures time.
 //!
 //! Run with `cargo bench --bench search`; the throughput lines read as nodes
 //! (or positions) per second.
@@ -11,8 +12,11 @@ use std::hint::black_box;
 use std::sync::atomic::AtomicBool;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use supernova::rules::Outcome;
 use supernova::rules::{Position, Rules};
-use supernova::search::{static_evaluation, SearchLimits, SearchOptions, Searcher, Solver};
+use supernova::search::{
+    static_evaluation, SearchLimits, SearchOptions, Searcher, Solver, ThreatBudget, ThreatChecker,
+};
 use supernova::tools::bench::{parse_positions, BENCH_POSITIONS};
 
 /// Iterations per measured search.
@@ -128,5 +132,53 @@ fn solver_and_eval_speed(criterion: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, search_speed, solver_and_eval_speed);
+/// The two-turn suite (issue 8 §3), each position as it stands after a
+/// pass: there the opponent can force a win in two, which is what the
+/// root's checks must find before they can look for a defence.
+fn two_turn_passes() -> Vec<Position> {
+    let rules = Rules::STANDARD;
+    parse_positions(include_str!("../positions/tactics/two_turn.txt"))
+        .unwrap()
+        .into_iter()
+        .filter_map(|entry| {
+            let mut after = entry.position;
+            (after.end_turn(&rules) == Ok(Outcome::Ongoing)).then_some(after)
+        })
+        .collect()
+}
+
+/// The exact two-turn check from scratch (a new checker, nothing
+/// remembered) on every suite position after a pass: the time the check
+/// of a turn that loses takes in the search at most, and the figure that
+/// has to fall for the suite to be solved at 100 ms a turn (in session 32
+/// these took 0 to 125 ms each, about 1 s in all).
+fn two_turn_check_speed(criterion: &mut Criterion) {
+    let rules = Rules::STANDARD;
+    let positions = two_turn_passes();
+    let mut group = criterion.benchmark_group("two_turn");
+    group.throughput(Throughput::Elements(positions.len() as u64));
+    group.sample_size(10);
+    group.bench_function("threat_after_pass", |bencher| {
+        bencher.iter(|| {
+            positions
+                .iter()
+                .filter(|position| {
+                    ThreatChecker::default().forced_win_in_two(
+                        black_box(position),
+                        &rules,
+                        ThreatBudget::work(u64::MAX),
+                    ) == Some(true)
+                })
+                .count()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    search_speed,
+    solver_and_eval_speed,
+    two_turn_check_speed
+);
 criterion_main!(benches);
