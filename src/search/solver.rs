@@ -992,6 +992,55 @@ mod tests {
     }
 
     #[test]
+    fn replaying_first_under_a_limit_gives_the_bound_first_answers() {
+        // The two-turn checker proves a plan with the replay-first form;
+        // over positions with and without a win, one after another so that
+        // remembered wins are replayed where they no longer win too, it
+        // must answer as the bound-first form does, and as brute force.
+        let rules = Rules::STANDARD;
+        let (mut bound_first, mut replay_first) = (Solver::default(), Solver::default());
+        let mut wins = 0;
+        let start = position(
+            &[
+                ("r1y3", "g3", ""),
+                ("y2b1", "", "b2b2"),
+                ("b3", "g1", ""),
+                ("y3", "b1y1", ""),
+            ],
+            0,
+        );
+        let mut positions = vec![start];
+        start.for_each_action(&rules, |action| {
+            let mut next = start;
+            next.apply_unchecked(&rules, action);
+            if next.end_turn(&rules).is_ok() {
+                // Back to player 0, as if player 1 had passed.
+                if next.end_turn(&rules).is_ok() {
+                    positions.push(next);
+                }
+            }
+        });
+        for position in &positions {
+            let expected = brute_force(position, &rules);
+            wins += usize::from(expected);
+            let limit = u64::MAX;
+            assert_eq!(
+                bound_first.can_win_limited(position, &rules, limit),
+                Some(expected)
+            );
+            assert_eq!(
+                replay_first.can_win_limited_expected(position, &rules, limit),
+                Some(expected)
+            );
+        }
+        assert!(
+            wins > 0 && wins < positions.len(),
+            "{wins} of {}",
+            positions.len()
+        );
+    }
+
+    #[test]
     fn quiet_position_has_no_win() {
         check(
             "r1b2:g3:/y1b3::g3 0",
