@@ -346,10 +346,7 @@ impl ThreatChecker {
 
     /// Whether the side to move wins at once, exactly or out of budget.
     fn wins_at_once(&mut self, position: &Position, rules: &Rules) -> Result<bool, OutOfBudget> {
-        let limit = self.solver_limit();
-        let answer = self.solver.can_win_limited(position, rules, limit);
-        self.charge(self.solver.states())?;
-        answer.ok_or(OutOfBudget)
+        self.solve(position, rules, false)
     }
 
     /// [`ThreatChecker::wins_at_once`] where the answer is mostly yes: the
@@ -359,8 +356,22 @@ impl ThreatChecker {
         position: &Position,
         rules: &Rules,
     ) -> Result<bool, OutOfBudget> {
+        self.solve(position, rules, true)
+    }
+
+    /// One solver call within the budget left, its states charged.
+    fn solve(
+        &mut self,
+        position: &Position,
+        rules: &Rules,
+        replay_first: bool,
+    ) -> Result<bool, OutOfBudget> {
         let limit = self.solver_limit();
-        let answer = self.solver.can_win_limited_expected(position, rules, limit);
+        let answer = if replay_first {
+            self.solver.can_win_limited_expected(position, rules, limit)
+        } else {
+            self.solver.can_win_limited(position, rules, limit)
+        };
         self.charge(self.solver.states())?;
         answer.ok_or(OutOfBudget)
     }
