@@ -265,43 +265,62 @@ fn colour_actions(
             }
         }
         Colour::Yellow => {
+            if own.is_empty() {
+                return;
+            }
+            // Where a ship from here can go does not depend on the ship:
+            // work it out once, then list it for each ship in turn.
             let sizes = system.size_mask();
+            let mut destinations = [0; SLOT_COUNT];
+            let mut destination_count = 0;
+            // Moves: skip a destination identical to an earlier one (E3).
+            let occupied = context.occupied();
+            for (index, &to) in occupied.iter().enumerate() {
+                if to == slot {
+                    continue;
+                }
+                let target = context.systems[to as usize];
+                if target.size_mask() & sizes != 0 {
+                    continue;
+                }
+                if to as usize >= HOME_SLOTS
+                    && occupied[..index].iter().any(|&earlier| {
+                        earlier as usize >= HOME_SLOTS
+                            && earlier != slot
+                            && context.systems[earlier as usize] == target
+                    })
+                {
+                    continue;
+                }
+                destinations[destination_count] = to;
+                destination_count += 1;
+            }
+            let destinations = &destinations[..destination_count];
+            let mut stars = [Piece::ALL[0]; Piece::COUNT];
+            let mut star_count = 0;
+            if context.has_free_slot {
+                for star in context.bank.types() {
+                    if sizes & (1 << star.size()) == 0 {
+                        stars[star_count] = star;
+                        star_count += 1;
+                    }
+                }
+            }
+            let stars = &stars[..star_count];
             for ship in own.types() {
-                // Moves: skip a destination identical to an earlier one (E3).
-                let occupied = context.occupied();
-                for (index, &to) in occupied.iter().enumerate() {
-                    if to == slot {
-                        continue;
-                    }
-                    let target = context.systems[to as usize];
-                    if target.size_mask() & sizes != 0 {
-                        continue;
-                    }
-                    if to as usize >= HOME_SLOTS
-                        && occupied[..index].iter().any(|&earlier| {
-                            earlier as usize >= HOME_SLOTS
-                                && earlier != slot
-                                && context.systems[earlier as usize] == target
-                        })
-                    {
-                        continue;
-                    }
+                for &to in destinations {
                     visit(Action::Move {
                         from: slot,
                         to,
                         ship,
                     });
                 }
-                if context.has_free_slot {
-                    for star in context.bank.types() {
-                        if sizes & (1 << star.size()) == 0 {
-                            visit(Action::Discover {
-                                from: slot,
-                                ship,
-                                star,
-                            });
-                        }
-                    }
+                for &star in stars {
+                    visit(Action::Discover {
+                        from: slot,
+                        ship,
+                        star,
+                    });
                 }
             }
         }

@@ -70,9 +70,7 @@ impl System {
     /// The star sizes as a bit mask (bit `s` for size `s`). Two systems are
     /// connected exactly when their masks are disjoint (rules.md R4.1).
     pub fn size_mask(self) -> u8 {
-        self.stars
-            .types()
-            .fold(0, |mask, piece| mask | 1 << piece.size())
+        self.stars.size_mask()
     }
 
     /// Pieces of `colour` here, stars and both fleets (rules.md R8.1).
@@ -522,6 +520,27 @@ impl Patch {
         })
     }
 
+    /// The overpopulated colours of the last system the action rewrites:
+    /// where a build, a trade or a move adds its piece, so the only place
+    /// such an action can overpopulate.
+    #[inline]
+    pub fn last_write_overpopulated(&self) -> u8 {
+        match self.writes().last() {
+            Some(&(_, word)) => word_pieces(word).overpopulated_colours(),
+            None => 0,
+        }
+    }
+
+    /// The hash after this patch alone, given [`Patch::hash_after_end`]'s
+    /// answer: the inverse of that, for an enumerator that keyed a leaf on
+    /// its result and now applies it.
+    pub fn hash_before_end(&self, ended_hash: u64) -> u64 {
+        let ended = (self.meta ^ META_SIDE) & ((1 << META_TURN_SHIFT) - 1);
+        ended_hash
+            .wrapping_sub(META_KEYS[ended as usize])
+            .wrapping_add(META_KEYS[self.meta as usize])
+    }
+
     /// The hash after this patch and then the end of the turn, given the
     /// hash after the patch: what a whole-turn enumerator keys results on.
     pub fn hash_after_end(&self, patched_hash: u64) -> u64 {
@@ -752,6 +771,13 @@ impl Position {
             .hash
             .wrapping_sub(word_hash(slot, old))
             .wrapping_add(word_hash(slot, word));
+        self.store_word(slot, word);
+    }
+
+    /// Stores a canonical packed word in a slot without touching the hash:
+    /// for callers that set the hash themselves.
+    #[inline]
+    fn store_word(&mut self, slot: Slot, word: u64) {
         let index = slot as usize;
         let base = 3 * index;
         self.ships[base] = word as u16;
@@ -1172,6 +1198,22 @@ impl Position {
             self.write_word(slot, word);
         }
         self.set_meta(patch.meta);
+    }
+
+    /// [`Position::apply_patch`] given the hash it leads to (from
+    /// [`Position::patched_hash_with`]): an enumerator that has already
+    /// hashed a child to look it up need not mix its words again.
+    pub(crate) fn apply_patch_hashed(&mut self, patch: &Patch, patched_hash: u64) {
+        for &(slot, word) in patch.writes() {
+            self.store_word(slot, word);
+        }
+        self.meta = patch.meta;
+        self.hash = patched_hash;
+        debug_assert_eq!(
+            self.hash,
+            self.compute_hash(),
+            "a patched hash is the position's"
+        );
     }
 
     /// Ends the turn: judges elimination (rules.md R11), enforces the

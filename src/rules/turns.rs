@@ -480,7 +480,7 @@ impl Walk<'_> {
                         continue;
                     }
                     let mut next = *position;
-                    next.apply_patch(&patch);
+                    next.apply_patch_hashed(&patch, patch.hash_before_end(key));
                     self.path.push(self.actions[index]);
                     self.record_new(&next, key, visit);
                     self.path.pop();
@@ -517,7 +517,7 @@ impl Walk<'_> {
                         _ => None,
                     };
                     let mut next = *position;
-                    next.apply_patch(&patch);
+                    next.apply_patch_hashed(&patch, key);
                     self.path.push(action);
                     self.explore(&next, Some(key), last_step, visit);
                     self.path.pop();
@@ -563,14 +563,20 @@ impl Walk<'_> {
                 continue;
             }
             // After the core only catastrophes remain, and only where a
-            // system is overpopulated.
+            // system is overpopulated. With none here, only a piece added
+            // to a system (a build, a trade's new colour, a move's arrival:
+            // the patch's last write) can make one; a discovery's new
+            // system holds two pieces.
             let leaf = patch.turn_state() == TurnState::Done
                 && if overpopulated_here {
                     let mut next = *position;
                     next.apply_patch(&patch);
                     !next.has_overpopulation()
                 } else {
-                    patch.overpopulated_colours() == 0
+                    !matches!(
+                        action,
+                        Action::Build { .. } | Action::Trade { .. } | Action::Move { .. }
+                    ) || patch.last_write_overpopulated() == 0
                 };
             if leaf && last_step.is_some_and(|before| Walk::skip(position, before, action, &patch))
             {
