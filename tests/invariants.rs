@@ -129,6 +129,31 @@ fn assert_generator_matches_checker(position: &Position, rules: &Rules, candidat
     }
 }
 
+/// At the start of a turn, the attack list for each home is the full list
+/// with every action that cannot act on that home left out, in the same
+/// order (what the win-in-1 solver relies on).
+fn assert_attack_actions_match(position: &Position, rules: &Rules) {
+    if position.in_setup() || position.turn_state() != TurnState::Start {
+        return;
+    }
+    for target in 0..HOME_SLOTS as Slot {
+        let acts_on_target = |action: &Action| match *action {
+            Action::Pass | Action::Catastrophe { .. } | Action::Sacrifice { .. } => true,
+            Action::Capture { system, .. }
+            | Action::Build { system, .. }
+            | Action::Trade { system, .. } => system == target,
+            Action::Move { to, .. } => to == target,
+            Action::Discover { .. } | Action::Homeworld { .. } => false,
+        };
+        let mut full = Vec::new();
+        position.for_each_action(rules, |action| full.push(action));
+        full.retain(acts_on_target);
+        let mut attack = Vec::new();
+        position.for_each_attack_action(rules, target, |action| attack.push(action));
+        assert_eq!(attack, full, "target {target} in {position:?}");
+    }
+}
+
 /// One action printed as a token parses back and applies to the same board.
 fn assert_action_round_trips(board: &Board, rules: &Rules, action: Action) -> Board {
     let mut expected = board.clone();
@@ -168,6 +193,7 @@ fn random_game(
             if exhaustive_every > 0 && steps % exhaustive_every == 0 {
                 assert_generator_matches_checker(&board.position, rules, candidates);
             }
+            assert_attack_actions_match(&board.position, rules);
             board.position.legal_actions(rules, &mut list);
             let can_end = board.position.clone().end_turn(rules).is_ok();
             if !can_end && list.as_slice().is_empty() {

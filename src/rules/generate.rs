@@ -119,7 +119,32 @@ impl Context {
 impl Position {
     /// Calls `visit` with every legal next action from this state. It does not
     /// include ending the turn (see [`Position::end_turn`]).
-    pub fn for_each_action(&self, rules: &Rules, mut visit: impl FnMut(Action)) {
+    pub fn for_each_action(&self, rules: &Rules, visit: impl FnMut(Action)) {
+        self.for_each_action_within(rules, None, visit);
+    }
+
+    /// [`Position::for_each_action`] without, at the start of a turn, the
+    /// actions that cannot take part in an attack on `target` this turn:
+    /// it keeps every catastrophe and sacrifice, the captures, builds and
+    /// trades at `target` and the moves into it, and leaves out the other
+    /// basic actions (including every discovery), in the same order as the
+    /// full list. Why: the win-in-1 solver looks only at those at a turn's
+    /// start, and calls there are by the hundred thousand in a two-turn
+    /// check, each listing every move of every ship before throwing most
+    /// away. Mid-turn it lists everything, as `for_each_action` does.
+    pub fn for_each_attack_action(&self, rules: &Rules, target: Slot, visit: impl FnMut(Action)) {
+        self.for_each_action_within(rules, Some(target), visit);
+    }
+
+    /// [`Position::for_each_action`], restricted at the start of a turn to
+    /// the attack on a slot if one is given (see
+    /// [`Position::for_each_attack_action`]).
+    fn for_each_action_within(
+        &self,
+        rules: &Rules,
+        attack: Option<Slot>,
+        mut visit: impl FnMut(Action),
+    ) {
         let mover = self.side_to_move();
         let context = Context::new(self);
         if self.in_setup() {
@@ -170,8 +195,14 @@ impl Position {
                     }
                     let access = system.access(mover);
                     for colour in Colour::ALL {
-                        if access & (1 << colour.index()) != 0 {
-                            colour_actions(&context, mover, slot, colour, &mut visit);
+                        if access & (1 << colour.index()) == 0 {
+                            continue;
+                        }
+                        match attack {
+                            None => colour_actions(&context, mover, slot, colour, &mut visit),
+                            Some(target) => {
+                                attack_actions(&context, mover, slot, colour, target, &mut visit)
+                            }
                         }
                     }
                 }
@@ -220,6 +251,48 @@ fn homeworld_actions(rules: &Rules, bank: PieceSet, visit: &mut impl FnMut(Actio
                 }
             }
         }
+    }
+}
+
+/// The actions of one colour that `mover` can take in `slot` as a turn's
+/// basic action that act on `target`: those at `target` itself, and moves
+/// into it (see [`Position::for_each_attack_action`]), in the order
+/// [`colour_actions`] lists them.
+fn attack_actions(
+    context: &Context,
+    mover: Player,
+    slot: Slot,
+    colour: Colour,
+    target: Slot,
+    visit: &mut impl FnMut(Action),
+) {
+    match colour {
+        // A home is never left out as a copy of another system (E3), so a
+        // move into one needs only a connection; any other target goes
+        // through the full list.
+        Colour::Yellow if (target as usize) < HOME_SLOTS => {
+            let system = context.systems[slot as usize];
+            let destination = context.systems[target as usize];
+            if slot != target
+                && destination.exists()
+                && destination.size_mask() & system.size_mask() == 0
+            {
+                for ship in system.ships[mover.index()].types() {
+                    visit(Action::Move {
+                        from: slot,
+                        to: target,
+                        ship,
+                    });
+                }
+            }
+        }
+        Colour::Yellow => colour_actions(context, mover, slot, colour, &mut |action| {
+            if matches!(action, Action::Move { to, .. } if to == target) {
+                visit(action);
+            }
+        }),
+        _ if slot == target => colour_actions(context, mover, slot, colour, visit),
+        _ => {}
     }
 }
 

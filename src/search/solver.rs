@@ -358,7 +358,7 @@ fn collect_relevant(position: &Position, rules: &Rules, out: &mut Vec<(i32, Acti
     };
     let fourth =
         |slot: Slot, colour: Colour| -> bool { position.system(slot).colour_count(colour) == 3 };
-    position.for_each_action(rules, |action| {
+    let mut consider = |action| {
         let order = match (state, action) {
             (_, Action::Catastrophe { system, .. }) => {
                 if system == target_slot {
@@ -474,7 +474,14 @@ fn collect_relevant(position: &Position, rules: &Rules, out: &mut Vec<(i32, Acti
         };
         let index = out.len() as i32;
         out.push(((order << 12) - index.min(4095), action));
-    });
+    };
+    // At the start, everything but the attack on the target is dropped
+    // above: do not list it.
+    if state == TurnState::Start {
+        position.for_each_attack_action(rules, target_slot, &mut consider);
+    } else {
+        position.for_each_action(rules, &mut consider);
+    }
 }
 
 #[inline]
