@@ -221,7 +221,8 @@ impl Solver {
             self.exhausted = true;
             return false;
         }
-        if !may_win(position, rules) {
+        let mut covers = None;
+        if !may_win_keeping(position, &mut covers) {
             return false;
         }
         let mover = position.side_to_move();
@@ -236,7 +237,7 @@ impl Solver {
         }
         let mut actions = std::mem::take(&mut self.buffers[depth]);
         actions.clear();
-        collect_relevant(position, rules, &mut actions);
+        collect_relevant(position, rules, covers, &mut actions);
         // Most promising first; ties keep generation order (the order score
         // carries the index in its low bits), so the search is deterministic.
         actions.sort_unstable_by_key(|&(order, _)| std::cmp::Reverse(order));
@@ -277,7 +278,14 @@ pub(crate) fn passed(position: &Position, rules: &Rules) -> Option<Position> {
 
 /// Pushes the actions that can matter for a win, each with an ordering
 /// score (higher first) whose low 12 bits keep the generation order.
-fn collect_relevant(position: &Position, rules: &Rules, out: &mut Vec<(i32, Action)>) {
+/// `covers` is the bound's yellow pricing of this position, when the bound
+/// ([`may_win_keeping`]) has just computed it.
+fn collect_relevant(
+    position: &Position,
+    rules: &Rules,
+    covers: Option<Covers>,
+    out: &mut Vec<(i32, Action)>,
+) {
     let mover = position.side_to_move();
     let me = mover.index();
     let them = 1 - me;
@@ -315,7 +323,8 @@ fn collect_relevant(position: &Position, rules: &Rules, out: &mut Vec<(i32, Acti
             } else {
                 (remaining as u32).saturating_sub(1)
             };
-            let covers = yellow_covers(position, mover, budget);
+            // The bound priced this very position with the same budget.
+            let covers = covers.unwrap_or_else(|| yellow_covers(position, mover, budget));
             (budget <= covers.min(), covers.affordable(budget), budget)
         }
         _ => (false, wanted, 3),
@@ -741,6 +750,13 @@ fn blue_cost(target: System, me: usize, them: usize) -> u32 {
 /// the opponent in what is left of this turn. Cheap; see the module docs.
 pub(crate) fn may_win(position: &Position, rules: &Rules) -> bool {
     let _ = rules;
+    may_win_keeping(position, &mut None)
+}
+
+/// [`may_win`], keeping in `covers` the yellow pricing it computes inside a
+/// yellow sacrifice, so that the search's action filter, which needs the
+/// same pricing of the same position, does not compute it again.
+fn may_win_keeping(position: &Position, covers: &mut Option<Covers>) -> bool {
     if position.in_setup() {
         return false;
     }
@@ -768,7 +784,9 @@ pub(crate) fn may_win(position: &Position, rules: &Rules) -> bool {
                     } else {
                         remaining.saturating_sub(1)
                     };
-                    yellow_cost(position, mover, budget) <= budget
+                    let priced = yellow_covers(position, mover, budget);
+                    *covers = Some(priced);
+                    priced.min() <= budget
                 }
             }
         }
