@@ -12,10 +12,10 @@ use std::hint::black_box;
 use std::sync::atomic::AtomicBool;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use supernova::rules::Outcome;
-use supernova::rules::{Position, Rules};
+use supernova::rules::{Action, Outcome, Position, Rules};
 use supernova::search::{
-    static_evaluation, SearchLimits, SearchOptions, Searcher, Solver, ThreatBudget, ThreatChecker,
+    static_evaluation, PlayerKind, SearchLimits, SearchOptions, Searcher, Solver, ThreatBudget,
+    ThreatChecker,
 };
 use supernova::tools::bench::{parse_positions, BENCH_POSITIONS};
 
@@ -170,6 +170,50 @@ fn two_turn_check_speed(criterion: &mut Criterion) {
                     ) == Some(true)
                 })
                 .count()
+        })
+    });
+    // The other half of a check: proving that no plan exists, which each
+    // candidate defence needs (every opponent turn listed, each with a
+    // solver call, and the threatening ones refuted). The defences are the
+    // engine's answers at 3,000 nodes, where it defends every suite
+    // position (tests/two_turn.rs).
+    let stop = AtomicBool::new(false);
+    let defended: Vec<(Position, Vec<Action>)> =
+        parse_positions(include_str!("../positions/tactics/two_turn.txt"))
+            .unwrap()
+            .into_iter()
+            .map(|entry| {
+                let mut searcher = Searcher::new(SearchOptions {
+                    hash_mb: 16,
+                    player: PlayerKind::Mcts,
+                    ..SearchOptions::default()
+                });
+                let result = searcher.search(
+                    &entry.position,
+                    &[],
+                    &SearchLimits::nodes(3_000),
+                    &stop,
+                    |_| {},
+                );
+                (entry.position, result.best_turn)
+            })
+            .collect();
+    group.throughput(Throughput::Elements(defended.len() as u64));
+    group.bench_function("defence_proof", |bencher| {
+        bencher.iter(|| {
+            let proven = defended
+                .iter()
+                .filter(|(position, turn)| {
+                    ThreatChecker::default().is_defence(
+                        black_box(position),
+                        turn,
+                        &rules,
+                        ThreatBudget::work(u64::MAX),
+                    ) == Some(true)
+                })
+                .count();
+            assert_eq!(proven, defended.len(), "the engine defends every position");
+            proven
         })
     });
     group.finish();
