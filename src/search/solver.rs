@@ -28,7 +28,7 @@
 
 use super::facts::{colour_mask, largest_of_colour};
 use crate::rules::{
-    Action, Colour, Outcome, PieceSet, Player, Position, Rules, Slot, System, TurnState,
+    Action, Colour, Outcome, PieceSet, Player, Position, Rules, Slot, System, TurnState, SLOT_COUNT,
 };
 
 /// A cost that no budget can pay.
@@ -674,15 +674,12 @@ fn yellow_covers(position: &Position, mover: Player, budget: u32) -> Covers {
     // Own ships outside the target, by colour: (one jump, farther).
     let mut near = [0u32; 4];
     let mut far = [0u32; 4];
-    for slot in 0..crate::rules::SLOT_COUNT as Slot {
-        if slot == target_slot {
+    for slot in 0..SLOT_COUNT as Slot {
+        if slot == target_slot || own_ships_word(position, slot, me) == 0 {
             continue;
         }
         let system = position.system(slot);
         let own = system.ships[me];
-        if own.is_empty() {
-            continue;
-        }
         let reach = may_connect(
             possible_sizes(system, (slot as usize) < 2, budget),
             target_sizes,
@@ -744,6 +741,12 @@ fn blue_cost(target: System, me: usize, them: usize) -> u32 {
     } else {
         total
     }
+}
+
+/// Player `me`'s ships in `slot`, as packed in the slot's word: zero when
+/// there are none, without decoding the system.
+fn own_ships_word(position: &Position, slot: Slot, me: usize) -> u64 {
+    (position.slot_word(slot) >> (24 * me)) & 0xFF_FFFF
 }
 
 /// The bound: `false` only when the side to move certainly cannot eliminate
@@ -808,12 +811,14 @@ fn start_bound(position: &Position, target: System, mover: Player) -> bool {
     }
     let mut fleet = PieceSet::EMPTY;
     let mut basic_yellow = false;
-    for slot in position.occupied_slots() {
-        let system = position.system(slot);
-        let own = system.ships[me];
-        if own.is_empty() {
+    for slot in 0..SLOT_COUNT as Slot {
+        // Only systems with own ships count: tell from the packed word
+        // before decoding it (the bound runs on every turn a check lists).
+        if own_ships_word(position, slot, me) == 0 {
             continue;
         }
+        let system = position.system(slot);
+        let own = system.ships[me];
         fleet = fleet.plus(own);
         if system.access(mover) & (1 << Colour::Yellow.index()) != 0 {
             basic_yellow = true;
