@@ -129,14 +129,16 @@ fn assert_generator_matches_checker(position: &Position, rules: &Rules, candidat
     }
 }
 
-/// At the start of a turn, the attack list for each home is the full list
-/// with every action that cannot act on that home left out, in the same
-/// order (what the win-in-1 solver relies on).
+/// At the start of a turn, the attack list for each slot is the full list
+/// with every action that cannot act on that slot left out, in the same
+/// order (what the win-in-1 solver relies on for the homes).
 fn assert_attack_actions_match(position: &Position, rules: &Rules) {
     if position.in_setup() || position.turn_state() != TurnState::Start {
         return;
     }
-    for target in 0..HOME_SLOTS as Slot {
+    let mut every = Vec::new();
+    position.for_each_action(rules, |action| every.push(action));
+    for target in 0..SLOT_COUNT as Slot {
         let acts_on_target = |action: &Action| match *action {
             Action::Pass | Action::Catastrophe { .. } | Action::Sacrifice { .. } => true,
             Action::Capture { system, .. }
@@ -145,8 +147,7 @@ fn assert_attack_actions_match(position: &Position, rules: &Rules) {
             Action::Move { to, .. } => to == target,
             Action::Discover { .. } | Action::Homeworld { .. } => false,
         };
-        let mut full = Vec::new();
-        position.for_each_action(rules, |action| full.push(action));
+        let mut full = every.clone();
         full.retain(acts_on_target);
         let mut attack = Vec::new();
         position.for_each_attack_action(rules, target, |action| attack.push(action));

@@ -513,13 +513,6 @@ impl Patch {
             .any(|&(slot, word)| slot as usize == player.index() && word >> 48 == 0)
     }
 
-    /// The overpopulated colours the action leaves in the systems it rewrites.
-    pub fn overpopulated_colours(&self) -> u8 {
-        self.writes().iter().fold(0, |mask, &(_, word)| {
-            mask | word_pieces(word).overpopulated_colours()
-        })
-    }
-
     /// The overpopulated colours of the last system the action rewrites:
     /// where a build, a trade or a move adds its piece, so the only place
     /// such an action can overpopulate.
