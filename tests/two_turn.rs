@@ -19,8 +19,8 @@ use supernova::notation::hwpn;
 use supernova::record::GameRecord;
 use supernova::rules::{Outcome, Player, Position, Rules, TurnEnumerator};
 use supernova::search::{
-    static_evaluation, Decision, PlayerKind, SearchLimits, SearchOptions, Searcher, Solver,
-    ThreatBudget, ThreatChecker,
+    static_evaluation, Decision, PlayerKind, SearchLimits, SearchOptions, SearchResult, Searcher,
+    Solver, ThreatBudget, ThreatChecker,
 };
 
 const SUITE: &str = "positions/tactics/two_turn.txt";
@@ -197,7 +197,9 @@ fn the_engine_defends_every_suite_position() {
 /// Far ahead, the engine plays a forced win in two when it has one: in the
 /// suite positions after a pass (the attacker to move, with a plan), every
 /// turn it plays as `forced-win-in-two` is checked by listing all the
-/// replies, each of which must leave the attacker a win at once.
+/// replies, each of which must leave the attacker a win at once. With two
+/// threads that search runs beside the tree's, on the same budget (work,
+/// under a node limit), so it finds the same turns.
 #[test]
 fn far_ahead_the_engine_plays_a_forced_win_in_two() {
     let rules = Rules::STANDARD;
@@ -207,12 +209,21 @@ fn far_ahead_the_engine_plays_a_forced_win_in_two() {
     let entries = suite();
     for (root, source) in &entries {
         let attack = passed(root, &rules).expect("a pass is legal");
-        let mut searcher = Searcher::new(SearchOptions {
-            hash_mb: 16,
-            player: PlayerKind::Mcts,
-            ..SearchOptions::default()
-        });
-        let result = searcher.search(&attack, &[], &SearchLimits::nodes(1_000), &stop, |_| {});
+        let search = |threads| {
+            let mut searcher = Searcher::new(SearchOptions {
+                hash_mb: 16,
+                player: PlayerKind::Mcts,
+                threads,
+                ..SearchOptions::default()
+            });
+            searcher.search(&attack, &[], &SearchLimits::nodes(1_000), &stop, |_| {})
+        };
+        let result = search(1);
+        let parallel = search(2);
+        let forced = |result: &SearchResult| {
+            (result.decision == Decision::ForcedWinInTwo).then(|| result.best_turn.clone())
+        };
+        assert_eq!(forced(&result), forced(&parallel), "{source}");
         if result.decision != Decision::ForcedWinInTwo {
             continue;
         }

@@ -155,6 +155,11 @@ pub(super) struct RunPlan<'a> {
     pub info_interval: Duration,
     /// Checks the tree's best turn for two-turn threats as the search runs.
     pub verifier: Option<&'a mut RootVerifier>,
+    /// Work the calling thread does before it starts iterating, while the
+    /// helpers already search (the root's own search for a win in two):
+    /// serial work there would leave every helper idle. Returning true ends
+    /// the search.
+    pub prelude: Option<Box<dyn FnOnce() -> bool + 'a>>,
 }
 
 /// Runs the search on `shared`'s tree; `report` is called about every
@@ -171,6 +176,7 @@ pub(super) fn run(
         mut controller,
         info_interval,
         verifier,
+        prelude,
     } = plan;
     worker.reset_statistics();
     let gate = Gate::default();
@@ -183,6 +189,7 @@ pub(super) fn run(
                 controller: &mut controller,
                 info_interval,
                 verifier,
+                prelude,
                 gate: Some((&gate, count)),
             };
             lead(shared, worker, BATCH, watch, report);
@@ -192,6 +199,7 @@ pub(super) fn run(
                 controller: &mut controller,
                 info_interval,
                 verifier,
+                prelude,
                 gate: None,
             };
             lead(shared, worker, 1, watch, report)
@@ -209,6 +217,8 @@ struct Watch<'a> {
     controller: &'a mut Controller,
     info_interval: Duration,
     verifier: Option<&'a mut RootVerifier>,
+    /// Run once before the first iteration (see [`RunPlan::prelude`]).
+    prelude: Option<Box<dyn FnOnce() -> bool + 'a>>,
     /// The helpers' barrier and their number (none with one thread).
     gate: Option<(&'a Gate, usize)>,
 }
@@ -231,8 +241,13 @@ fn lead(
         controller,
         info_interval,
         mut verifier,
+        prelude,
         gate,
     } = watch;
+    if prelude.is_some_and(|prelude| prelude()) {
+        shared.halt.store(true, Ordering::Relaxed);
+        return;
+    }
     let mut last_info = Instant::now();
     let mut since_check = 0;
     let mut recycling = true;
