@@ -20,9 +20,10 @@
 //! Threads: every worker descends the shared tree with a virtual loss on
 //! each node of its path and relaxed atomic statistics. What many threads
 //! would fight over is kept private where it can be: nodes and edges come
-//! from each worker's reserve (`tree.rs`), the root's visits and value are
-//! added in batches, and the iteration counts are flushed every 16
-//! iterations (`run.rs`). One thread alone (`Shared::exclusive`) skips the
+//! from each worker's reserve (`tree.rs`), the visits and values of the
+//! root and of the other hot nodes (those of [`HOT_VISITS`] visits or more,
+//! which take no virtual loss) and of the edges out of them are added in
+//! batches, as are the iteration counts, every 16 iterations (`run.rs`). One thread alone (`Shared::exclusive`) skips the
 //! locked instructions and the virtual loss altogether, with the same
 //! results, so the bench signature does not depend on this machinery.
 
@@ -160,6 +161,15 @@ fn increment(counter: &AtomicU32, exclusive: bool) {
     }
 }
 
+/// Visits from which a node is hot when several threads search: every
+/// thread passes it, so instead of writing its statistics (and those of the
+/// edges out of it) at every iteration, which moves its cache line between
+/// the cores that all read it in selection, each thread adds them in
+/// batches at its flush, like the root's, and takes no virtual loss on it
+/// (a few more visits move its mean by under a tenth of a percent).
+/// Selection there reads statistics up to a batch per thread late.
+pub(crate) const HOT_VISITS: u32 = 1024;
+
 /// How leaf values are turned into backed-up values: draws scored with
 /// contempt, and distant leaves discounted per turn.
 ///
@@ -265,8 +275,16 @@ pub(crate) struct Worker {
     /// the root, whose cache line would otherwise move between the cores at
     /// every backup. Selection at the root reads these a batch late.
     pending_root: (u32, i64),
+    /// The same for the other hot nodes (see [`HOT_VISITS`]): index, visits
+    /// and value sum not yet added.
+    pending_nodes: Vec<(u32, u32, i64)>,
+    /// Visits of edges out of hot nodes not yet added: index, visits.
+    pending_edges: Vec<(u32, u32)>,
     scored: Vec<(f32, u32)>,
     path: Vec<u32>,
+    /// For each node of `path`, whether it is hot: it took no virtual loss
+    /// and its statistics go to `pending_nodes`.
+    hot: Vec<bool>,
     starts: Vec<u64>,
     pending_iterations: u64,
     pending_depth: u64,
@@ -295,8 +313,11 @@ impl Default for Worker {
             solver: Solver::default(),
             reserve: Reserve::default(),
             pending_root: (0, 0),
+            pending_nodes: Vec::with_capacity(32),
+            pending_edges: Vec::with_capacity(32),
             scored: Vec::with_capacity(256),
             path: Vec::with_capacity(64),
+            hot: Vec::with_capacity(64),
             starts: Vec::with_capacity(16),
             pending_iterations: 0,
             pending_depth: 0,
@@ -466,6 +487,18 @@ impl Worker {
             root.value_sum.fetch_add(value_sum, Ordering::Relaxed);
             root.visits.fetch_add(visits, Ordering::Relaxed);
         }
+        for (index, visits, value_sum) in self.pending_nodes.drain(..) {
+            let node = shared.tree.node(index);
+            node.value_sum.fetch_add(value_sum, Ordering::Relaxed);
+            node.visits.fetch_add(visits, Ordering::Relaxed);
+        }
+        for (index, visits) in self.pending_edges.drain(..) {
+            shared
+                .tree
+                .edge(index)
+                .visits
+                .fetch_add(visits, Ordering::Relaxed);
+        }
         done
     }
 
@@ -520,15 +553,14 @@ impl Worker {
         let backup = &shared.backup;
         let exclusive = shared.exclusive;
         self.path.clear();
+        self.hot.clear();
         self.starts.clear();
         self.starts.push(position.hash());
         let (value, value_mover, proven) = loop {
             let node = tree.node(node_id);
-            // The root is nobody's child, so it needs no virtual loss.
-            if node_id != shared.root && !exclusive {
-                node.virtual_loss.fetch_add(1, Ordering::Relaxed);
-            }
-            self.path.push(node_id);
+            // The edges out of a hot node, or out of the root, which every
+            // iteration passes, add their visits in batches too.
+            let batched = self.enter(shared, node_id) || (node_id == shared.root && !exclusive);
             let mover = node.mover();
             let proof = node.proof.load(Ordering::Acquire);
             if proof != UNPROVEN {
@@ -565,7 +597,14 @@ impl Worker {
                 break (-1.0, mover, false);
             };
             let edge = tree.edge(edge_index);
-            increment(&edge.visits, exclusive);
+            if batched {
+                match self.pending_edges.iter_mut().find(|entry| entry.0 == edge_index) {
+                    Some(entry) => entry.1 += 1,
+                    None => self.pending_edges.push((edge_index, 1)),
+                }
+            } else {
+                increment(&edge.visits, exclusive);
+            }
             let action = edge.action.load(Ordering::Relaxed);
             let mut child = edge.child.load(Ordering::Acquire);
             // An existing child tells whether the edge ends the turn: the
@@ -598,10 +637,7 @@ impl Worker {
                     // its mean (what selection reads) is the draw's value,
                     // not whatever it held when it was created.
                     let repeated = tree.node(child);
-                    if !exclusive {
-                        repeated.virtual_loss.fetch_add(1, Ordering::Relaxed);
-                    }
-                    self.path.push(child);
+                    self.enter(shared, child);
                     let repeated_mover = repeated.mover();
                     break (backup.draw_for(repeated_mover), repeated_mover, false);
                 }
@@ -614,10 +650,7 @@ impl Worker {
                     Creation::Created(index, value) => {
                         edge.child.store(index, Ordering::Release);
                         let created = tree.node(index);
-                        if !exclusive {
-                            created.virtual_loss.fetch_add(1, Ordering::Relaxed);
-                        }
-                        self.path.push(index);
+                        self.enter(shared, index);
                         let proof = created.proof.load(Ordering::Relaxed);
                         let repetition =
                             created.flags.load(Ordering::Relaxed) & FLAG_REPETITION != 0;
@@ -641,7 +674,7 @@ impl Worker {
         // discounted by how many turns below it the leaf lies.
         let leaf_turn = turn;
         let backing_up = ticks();
-        for &index in self.path.iter().rev() {
+        for (&index, &hot) in self.path.iter().zip(&self.hot).rev() {
             let node = tree.node(index);
             let node_turn = node.turn.load(Ordering::Relaxed);
             let discounted = value * backup.factor(leaf_turn.saturating_sub(node_turn));
@@ -654,6 +687,16 @@ impl Worker {
             if index == shared.root && !exclusive {
                 self.pending_root.0 += 1;
                 self.pending_root.1 += amount;
+                continue;
+            }
+            if hot {
+                match self.pending_nodes.iter_mut().find(|entry| entry.0 == index) {
+                    Some(entry) => {
+                        entry.1 += 1;
+                        entry.2 += amount;
+                    }
+                    None => self.pending_nodes.push((index, 1, amount)),
+                }
                 continue;
             }
             if exclusive {
@@ -682,6 +725,24 @@ impl Worker {
         self.pending_iterations += 1;
         self.pending_depth += depth as u64;
         self.max_depth = self.max_depth.max(depth);
+    }
+
+    /// Puts `index` on the path, with a virtual loss unless it is the root,
+    /// one thread searches alone, or the node is hot (see [`HOT_VISITS`]).
+    /// Returns whether it is hot.
+    #[inline]
+    fn enter(&mut self, shared: &Shared, index: u32) -> bool {
+        let mut hot = false;
+        if index != shared.root && !shared.exclusive {
+            let node = shared.tree.node(index);
+            hot = node.visits.load(Ordering::Relaxed) >= HOT_VISITS;
+            if !hot {
+                node.virtual_loss.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        self.path.push(index);
+        self.hot.push(hot);
+        hot
     }
 
     /// Finds or creates the node for `position` (reached by `step`).

@@ -262,6 +262,8 @@ fn lead(
             break;
         }
         if recycling && since_check % fill_interval == 0 && shared.tree.wants_recycle() {
+            // A recycle moves nodes: no statistics may wait for an old index.
+            worker.flush(shared);
             recycling = recycle(shared, gate);
         }
         if since_check >= CHECK_INTERVAL {

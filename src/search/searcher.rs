@@ -695,4 +695,46 @@ mod tests {
             result.info.principal_variation
         );
     }
+
+    #[test]
+    fn batched_statistics_of_hot_nodes_all_reach_the_tree() {
+        // Two threads add the statistics of the root, of hot nodes and of
+        // the edges out of them in batches: once the search has ended, no
+        // visit may be missing or left in flight.
+        let position = after_setup();
+        let stop = AtomicBool::new(false);
+        let mut searcher = Searcher::new(SearchOptions {
+            hash_mb: 16,
+            threads: 2,
+            ..SearchOptions::default()
+        });
+        let result = searcher.search(&position, &[], &SearchLimits::nodes(12_000), &stop, |_| {});
+        let tree = &searcher.tree;
+        let root = tree.node(1);
+        assert_eq!(
+            root.visits.load(Ordering::Relaxed) as u64,
+            result.info.iterations
+        );
+        let mut hot = 0;
+        for index in 2..tree.allocated_nodes() as u32 {
+            let node = tree.node(index);
+            let visits = node.visits.load(Ordering::Relaxed);
+            hot += usize::from(visits >= super::super::mcts::HOT_VISITS);
+            assert_eq!(node.virtual_loss.load(Ordering::Relaxed), 0, "node {index}");
+            // Every pass through a node that goes on to a child counts on
+            // that child's edge, and every pass counts on the node.
+            let (first, count, _) = node.children();
+            let passed: u32 = (first..first + count)
+                .map(|edge| tree.edge(edge).visits.load(Ordering::Relaxed))
+                .sum();
+            assert!(passed <= visits, "node {index}: {passed} > {visits}");
+        }
+        assert!(hot > 0, "no hot node below the root");
+        let (first, count, _) = root.children();
+        let passed: u64 = (first..first + count)
+            .map(|edge| tree.edge(edge).visits.load(Ordering::Relaxed) as u64)
+            .sum();
+        // Only the iteration that expanded the root stopped there.
+        assert!(passed + 1 >= result.info.iterations && passed <= result.info.iterations);
+    }
 }
