@@ -598,7 +598,11 @@ impl Worker {
             };
             let edge = tree.edge(edge_index);
             if batched {
-                match self.pending_edges.iter_mut().find(|entry| entry.0 == edge_index) {
+                match self
+                    .pending_edges
+                    .iter_mut()
+                    .find(|entry| entry.0 == edge_index)
+                {
                     Some(entry) => entry.1 += 1,
                     None => self.pending_edges.push((edge_index, 1)),
                 }
