@@ -734,7 +734,13 @@ mod tests {
         let passed: u64 = (first..first + count)
             .map(|edge| tree.edge(edge).visits.load(Ordering::Relaxed) as u64)
             .sum();
-        // Only the iteration that expanded the root stopped there.
-        assert!(passed + 1 >= result.info.iterations && passed <= result.info.iterations);
+        // Only iterations that came while the root was being expanded
+        // stopped there: a few, however loaded the machine, not a tenth.
+        assert!(passed <= result.info.iterations);
+        assert!(
+            passed * 10 >= result.info.iterations * 9,
+            "{passed} of {}",
+            result.info.iterations
+        );
     }
 }
