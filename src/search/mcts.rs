@@ -23,9 +23,10 @@
 //! from each worker's reserve (`tree.rs`), the visits and values of the
 //! root and of the other hot nodes (those of [`HOT_VISITS`] visits or more,
 //! which take no virtual loss) and of the edges out of them are added in
-//! batches, as are the iteration counts, every 16 iterations (`run.rs`). One thread alone (`Shared::exclusive`) skips the
-//! locked instructions and the virtual loss altogether, with the same
-//! results, so the bench signature does not depend on this machinery.
+//! batches, as are the iteration counts, every 16 iterations (`run.rs`).
+//! One thread alone (`Shared::exclusive`) skips the locked instructions
+//! and the virtual loss altogether, with the same results, so the bench
+//! signature does not depend on this machinery.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};

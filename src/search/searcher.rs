@@ -374,13 +374,19 @@ impl Searcher {
     ) -> Option<(TreeReading, SearchInfo)> {
         let root_turn = self.prepare_root(job.position, check.filter.is_some());
         let tunables = &self.options.tunables;
-        let root = self.worker.ensure_root(
+        let Some(root) = self.worker.ensure_root(
             &self.tree,
             &self.options.rules,
             tunables,
             job.position,
             root_turn,
-        )?;
+        ) else {
+            // No tree to grow beside it: the prelude still runs, alone.
+            if let Some(prelude) = prelude {
+                prelude();
+            }
+            return None;
+        };
         self.last_turn = Some(root_turn);
         let mut history = job.history.to_vec();
         history.sort_unstable();
