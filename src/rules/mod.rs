@@ -25,4 +25,4 @@ pub use position::{
     HOME_SLOTS, SLOT_COUNT,
 };
 pub use profile::{CatastropheTiming, Repetition, Rules, SelfElimination, UnknownRules};
-pub use turns::{HashSet64, Turn, TurnEnumerator};
+pub use turns::{HashSet64, Turn, TurnEnumerator, TurnOrder};

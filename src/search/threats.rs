@@ -54,7 +54,7 @@ use super::report::Decision;
 use super::solver::{passed, Solver};
 use super::tree::{PROVEN_WIN, UNPROVEN};
 use super::tunables::Tunables;
-use crate::rules::{Action, Outcome, Position, Rules, TurnEnumerator, TurnState};
+use crate::rules::{Action, Outcome, Position, Rules, TurnEnumerator, TurnOrder, TurnState};
 
 /// How many refuting replies are remembered and tried first.
 const KILLERS: usize = 8;
@@ -291,6 +291,8 @@ impl ThreatChecker {
         }
         let mover = position.side_to_move();
         let mut turns = Vec::new();
+        // Every turn is listed and sorted: the plain order costs least.
+        self.outer.set_order(TurnOrder::Plain);
         let complete = self.outer.for_each_turn_until(
             position,
             rules,
@@ -393,6 +395,8 @@ impl ThreatChecker {
         // are the only candidates for a forced win (see the module docs);
         // each is tested for a refutation as soon as it is listed, so that
         // the listing stops at the first forced win.
+        // Plans act at A's home: B's turns there are listed first.
+        self.outer.set_order(TurnOrder::AttackFirst);
         let mut outer = std::mem::take(&mut self.outer);
         let mut stops = std::mem::take(&mut self.resume_turns);
         let deadline = self.budget.and_then(|budget| budget.deadline);
