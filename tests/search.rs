@@ -377,7 +377,12 @@ fn a_tiny_tree_recycles_and_the_search_still_finishes() {
         let limits = SearchLimits::nodes(40_000);
         let result = searcher.search(&root, &[], &limits, &stop, |_| {});
         assert!(result.info.recycles >= 1, "{threads} threads: no recycle");
-        assert!(result.info.hash_full < 1000, "{}", result.info.hash_full);
+        // One thread recycles before the tree is full. With two, the helper
+        // can fill the last nodes between two of the leading thread's looks
+        // and the node limit can come right then (once in a CI run).
+        if threads == 1 {
+            assert!(result.info.hash_full < 1000, "{}", result.info.hash_full);
+        }
         assert!(result.info.tree_bytes <= 1 << 20);
         assert!(
             result.info.iterations >= 40_000,
