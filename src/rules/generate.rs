@@ -296,6 +296,92 @@ fn attack_actions(
     }
 }
 
+/// Where a ship can go from one slot in one yellow step, which does not
+/// depend on the ship: the systems it can move to, leaving out one
+/// identical to an earlier one (E3), and the stars it can discover. Worked
+/// out once per slot, then listed for each ship in turn.
+pub(crate) struct YellowTargets {
+    destinations: [Slot; SLOT_COUNT],
+    destination_count: usize,
+    stars: [Piece; Piece::COUNT],
+    star_count: usize,
+}
+
+impl YellowTargets {
+    fn of(context: &Context, slot: Slot) -> YellowTargets {
+        let system = context.systems[slot as usize];
+        let sizes = system.size_mask();
+        let mut targets = YellowTargets {
+            destinations: [0; SLOT_COUNT],
+            destination_count: 0,
+            stars: [Piece::ALL[0]; Piece::COUNT],
+            star_count: 0,
+        };
+        let occupied = context.occupied();
+        for (index, &to) in occupied.iter().enumerate() {
+            if to == slot {
+                continue;
+            }
+            let target = context.systems[to as usize];
+            if target.size_mask() & sizes != 0 {
+                continue;
+            }
+            if to as usize >= HOME_SLOTS
+                && occupied[..index].iter().any(|&earlier| {
+                    earlier as usize >= HOME_SLOTS
+                        && earlier != slot
+                        && context.systems[earlier as usize] == target
+                })
+            {
+                continue;
+            }
+            targets.destinations[targets.destination_count] = to;
+            targets.destination_count += 1;
+        }
+        if context.has_free_slot {
+            for star in context.bank.types() {
+                if sizes & (1 << star.size()) == 0 {
+                    targets.stars[targets.star_count] = star;
+                    targets.star_count += 1;
+                }
+            }
+        }
+        targets
+    }
+
+    /// The slots a move can go to, in the generator's order.
+    pub(crate) fn destinations(&self) -> &[Slot] {
+        &self.destinations[..self.destination_count]
+    }
+
+    /// The stars a discovery can take, in the generator's order.
+    pub(crate) fn stars(&self) -> &[Piece] {
+        &self.stars[..self.star_count]
+    }
+}
+
+impl Position {
+    /// Calls `visit` with each slot where the mover has ships, its ships
+    /// and their [`YellowTargets`], in the order [`Position::for_each_action`]
+    /// lists the yellow steps of a sacrifice: by slot, then by ship, the
+    /// moves before the discoveries. Why: a whole-turn enumerator keys a
+    /// sacrifice's last steps from these lists directly (see
+    /// `TurnEnumerator`), without an action at a time.
+    pub(crate) fn for_each_yellow_origin(
+        &self,
+        mut visit: impl FnMut(Slot, PieceSet, &YellowTargets),
+    ) {
+        let mover = self.side_to_move();
+        let context = Context::new(self);
+        for &slot in context.occupied() {
+            let own = context.systems[slot as usize].ships[mover.index()];
+            if !own.is_empty() {
+                visit(slot, own, &YellowTargets::of(&context, slot));
+            }
+        }
+    }
+}
+
 /// The actions of one colour that `mover` can take in `slot`.
 fn colour_actions(
     context: &Context,
@@ -341,54 +427,16 @@ fn colour_actions(
             if own.is_empty() {
                 return;
             }
-            // Where a ship from here can go does not depend on the ship:
-            // work it out once, then list it for each ship in turn.
-            let sizes = system.size_mask();
-            let mut destinations = [0; SLOT_COUNT];
-            let mut destination_count = 0;
-            // Moves: skip a destination identical to an earlier one (E3).
-            let occupied = context.occupied();
-            for (index, &to) in occupied.iter().enumerate() {
-                if to == slot {
-                    continue;
-                }
-                let target = context.systems[to as usize];
-                if target.size_mask() & sizes != 0 {
-                    continue;
-                }
-                if to as usize >= HOME_SLOTS
-                    && occupied[..index].iter().any(|&earlier| {
-                        earlier as usize >= HOME_SLOTS
-                            && earlier != slot
-                            && context.systems[earlier as usize] == target
-                    })
-                {
-                    continue;
-                }
-                destinations[destination_count] = to;
-                destination_count += 1;
-            }
-            let destinations = &destinations[..destination_count];
-            let mut stars = [Piece::ALL[0]; Piece::COUNT];
-            let mut star_count = 0;
-            if context.has_free_slot {
-                for star in context.bank.types() {
-                    if sizes & (1 << star.size()) == 0 {
-                        stars[star_count] = star;
-                        star_count += 1;
-                    }
-                }
-            }
-            let stars = &stars[..star_count];
+            let targets = YellowTargets::of(context, slot);
             for ship in own.types() {
-                for &to in destinations {
+                for &to in targets.destinations() {
                     visit(Action::Move {
                         from: slot,
                         to,
                         ship,
                     });
                 }
-                for &star in stars {
+                for &star in targets.stars() {
                     visit(Action::Discover {
                         from: slot,
                         ship,

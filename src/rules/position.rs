@@ -481,7 +481,7 @@ impl std::error::Error for IllegalReason {}
 
 /// The change one action makes: new words for at most two slots and new
 /// turn bits. See [`Position::patch`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Patch {
     writes: [(Slot, u64); 2],
     len: usize,
@@ -541,6 +541,91 @@ impl Patch {
         patched_hash
             .wrapping_sub(META_KEYS[self.meta as usize])
             .wrapping_add(META_KEYS[ended as usize])
+    }
+}
+
+/// The result keys of a turn's last yellow steps, worked out from the slot
+/// words alone. Why: in a yellow sacrifice most of a listing is its last
+/// step, and most of those steps repeat a result already listed, so an
+/// enumerator that needs only the key to tell (see `TurnEnumerator`) should
+/// not pay for a whole [`Patch`] per step. Made by
+/// [`Position::last_yellow_steps`]; a step's key is the sum of what its
+/// ship's leaving adds ([`LastYellowSteps::leaving`], once per ship) and
+/// what its arrival adds.
+pub(crate) struct LastYellowSteps {
+    /// The mover's index, for the piece units of the fleet fields.
+    me: usize,
+    /// The position's hash with the turn already ended: the meta key after
+    /// the step and the end of the turn in place of the current one.
+    base: u64,
+    slot_hashes: [u64; SLOT_COUNT],
+    /// Where a discovery puts its new system.
+    free_slot: Option<Slot>,
+    /// Whether a step that removes the mover's home is left to the general
+    /// path, which refuses it (a forbidden self-elimination).
+    guard_home: bool,
+}
+
+impl LastYellowSteps {
+    /// What a ship of type `ship` leaving `from` adds to the key of every
+    /// step it takes; `None` when that step removes the mover's home while
+    /// `guard_home` (the general path refuses it).
+    #[inline]
+    pub(crate) fn leaving(
+        &self,
+        position: &Position,
+        rules: &Rules,
+        from: Slot,
+        ship: Piece,
+    ) -> Option<u64> {
+        let unit = 1u64 << (2 * ship.index() + 24 * self.me);
+        let origin = settled(rules, from, position.stored_word(from) - unit);
+        if self.guard_home && from as usize == self.me && origin >> 48 == 0 {
+            return None;
+        }
+        Some(
+            self.base
+                .wrapping_sub(self.slot_hashes[from as usize])
+                .wrapping_add(word_hash(from, origin)),
+        )
+    }
+
+    /// The key of the result of moving the ship (whose
+    /// [`LastYellowSteps::leaving`] is `leaving`) to `to`: the hash after
+    /// the move and the end of the turn, what [`Patch::hash_after_end`]
+    /// gives. `None` when the arrival overpopulates `to`, since a
+    /// catastrophe may then follow.
+    #[inline]
+    pub(crate) fn move_key(
+        &self,
+        position: &Position,
+        leaving: u64,
+        to: Slot,
+        ship: Piece,
+    ) -> Option<u64> {
+        let arrival = position.stored_word(to) + (1u64 << (2 * ship.index() + 24 * self.me));
+        if word_pieces(arrival).overpopulated_colours() != 0 {
+            return None;
+        }
+        Some(
+            leaving
+                .wrapping_sub(self.slot_hashes[to as usize])
+                .wrapping_add(word_hash(to, arrival)),
+        )
+    }
+
+    /// The key of the result of the ship discovering `star`, as
+    /// [`LastYellowSteps::move_key`]; `None` without a free slot.
+    #[inline]
+    pub(crate) fn discovery_key(&self, leaving: u64, ship: Piece, star: Piece) -> Option<u64> {
+        let slot = self.free_slot?;
+        let word = 1u64 << (2 * ship.index() + 24 * self.me) | (star.index() as u64 + 1) << 48;
+        // A new system holds two pieces: never overpopulated.
+        Some(
+            leaving
+                .wrapping_sub(self.slot_hashes[slot as usize])
+                .wrapping_add(word_hash(slot, word)),
+        )
     }
 }
 
@@ -1142,6 +1227,34 @@ impl Position {
     #[inline]
     pub(crate) fn slot_word(&self, slot: Slot) -> u64 {
         self.stored_word(slot)
+    }
+
+    /// The keys of this state's last yellow steps ([`LastYellowSteps`]),
+    /// when it is the last action of a yellow sacrifice with no system
+    /// overpopulated, so that every move or discovery ends the turn (unless
+    /// its arrival overpopulates). `guard_home`: whether removing the
+    /// mover's home is refused.
+    pub(crate) fn last_yellow_steps(&self, guard_home: bool) -> Option<LastYellowSteps> {
+        let last = TurnState::Sacrifice {
+            colour: Colour::Yellow,
+            remaining: 1,
+        };
+        if self.turn_state() != last || self.has_overpopulation() {
+            return None;
+        }
+        let stepped =
+            self.meta & ((1 << META_TURN_SHIFT) - 1) | TurnState::Done.encode() << META_TURN_SHIFT;
+        let ended = (stepped ^ META_SIDE) & ((1 << META_TURN_SHIFT) - 1);
+        Some(LastYellowSteps {
+            me: self.side_to_move().index(),
+            base: self
+                .hash
+                .wrapping_sub(META_KEYS[self.meta as usize])
+                .wrapping_add(META_KEYS[ended as usize]),
+            slot_hashes: self.slot_hashes(),
+            free_slot: self.free_slot(),
+            guard_home,
+        })
     }
 
     /// Every slot's contribution to the hash, for enumerators that hash many

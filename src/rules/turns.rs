@@ -19,6 +19,16 @@
 //! `Walk::skip`). Only known results are skipped, so the turns come out
 //! in the same order with the same actions as without the rule.
 //!
+//! # Last yellow steps
+//! The last action of a yellow sacrifice is a move or a discovery that ends
+//! the turn, and most of those repeat a result already listed. In such a
+//! state the enumerator keys each step from the slot words alone
+//! (`LastYellowSteps`: what the ship's leaving adds, once per ship, plus
+//! what its arrival adds) straight from the generator's per-slot target
+//! lists, and works out the step's patch only when its result is new. The
+//! commuting-step rule is not used there: its check needs the patch, and a
+//! prefetched lookup costs less.
+//!
 //! # Attack-first order
 //! A search that stops at the first turn of a kind (a plan against the
 //! opponent's home) can ask for [`TurnOrder::AttackFirst`]: a first walk
@@ -29,7 +39,9 @@
 
 use std::time::Instant;
 
-use super::position::{Action, Outcome, Patch, Position, Slot, TurnState, HOME_SLOTS, SLOT_COUNT};
+use super::position::{
+    Action, LastYellowSteps, Outcome, Patch, Position, Slot, TurnState, HOME_SLOTS, SLOT_COUNT,
+};
 use super::profile::{Rules, SelfElimination};
 
 /// A complete turn: its actions in order and where it leads.
@@ -129,7 +141,9 @@ impl HashSet64 {
         if key == 0 {
             return !std::mem::replace(&mut self.has_zero, true);
         }
-        if (self.len + 1) * 4 > self.slots.len() * 3 {
+        // At most half full: most lookups in a listing find their key, and
+        // linear probing past half slows them more than the memory costs.
+        if (self.len + 1) * 2 > self.slots.len() {
             self.grow();
         }
         let mask = self.slots.len() - 1;
@@ -212,6 +226,14 @@ struct Child {
     /// turn); otherwise the hash of the mid-turn state.
     key: u64,
     kind: ChildKind,
+}
+
+/// What every child of one state shares, for [`Walk::child`].
+struct Here {
+    overpopulated: bool,
+    /// Whether a turn may not remove the mover's home.
+    prune_self_elimination: bool,
+    slot_hashes: [u64; SLOT_COUNT],
 }
 
 /// Which turns a listing gives first. Every order lists the same turns.
@@ -297,6 +319,9 @@ enum ChildKind {
     Pruned,
     /// Nothing can follow but the end of the turn.
     Leaf,
+    /// A leaf keyed without its patch (see `LastYellowSteps`): the patch
+    /// is worked out only if the result is new.
+    Step,
     /// More actions may follow.
     Inner,
 }
@@ -606,16 +631,33 @@ impl Walk<'_> {
     ) {
         self.record(position, visit);
         let first = self.actions.len();
-        match self.focus {
-            None => position.for_each_action(self.rules, |action| self.actions.push(action)),
-            Some(focus) => position.for_each_action(self.rules, |action| {
-                if focus.takes(action) {
-                    self.actions.push(action);
+        let here = Here {
+            overpopulated: position.has_overpopulation(),
+            prune_self_elimination: self.rules.self_elimination == SelfElimination::Illegal
+                && !position.in_setup(),
+            slot_hashes: position.slot_hashes(),
+        };
+        // The last step of a yellow sacrifice, most of a big listing.
+        let steps = (!here.overpopulated)
+            .then(|| position.last_yellow_steps(here.prune_self_elimination))
+            .flatten();
+        match steps {
+            Some(steps) => self.list_last_steps(position, &here, &steps),
+            None => {
+                match self.focus {
+                    None => {
+                        position.for_each_action(self.rules, |action| self.actions.push(action))
+                    }
+                    Some(focus) => position.for_each_action(self.rules, |action| {
+                        if focus.takes(action) {
+                            self.actions.push(action);
+                        }
+                    }),
                 }
-            }),
+                self.classify(position, &here, last_step, first);
+            }
         }
         let last = self.actions.len();
-        self.classify(position, last_step, first, last);
         for index in first..last {
             if self.stopped {
                 break;
@@ -623,12 +665,22 @@ impl Walk<'_> {
             let Child { patch, key, kind } = self.children[index];
             match kind {
                 ChildKind::Pruned => {}
-                ChildKind::Leaf => {
+                ChildKind::Leaf | ChildKind::Step => {
                     // Most leaves repeat a known result: look it up by key
                     // before paying for a copy.
                     if self.known(key) {
                         continue;
                     }
+                    let patch = if kind == ChildKind::Step {
+                        position.patch(self.rules, self.actions[index])
+                    } else {
+                        patch
+                    };
+                    debug_assert_eq!(
+                        key,
+                        patch.hash_after_end(position.patched_hash(&patch)),
+                        "a step's key is its result's"
+                    );
                     let mut next = *position;
                     next.apply_patch_hashed(&patch, patch.hash_before_end(key));
                     self.path.push(self.actions[index]);
@@ -685,75 +737,121 @@ impl Walk<'_> {
         }
     }
 
-    /// Works out what each of the actions `first..last` (children of
+    /// Works out what each of the actions from `first` on (children of
     /// `position`) leads to, and starts loading the result slots of the
     /// leaves.
     fn classify(
         &mut self,
         position: &Position,
+        here: &Here,
         last_step: Option<LastStep>,
         first: usize,
-        last: usize,
     ) {
-        let overpopulated_here = position.has_overpopulation();
-        let prune_self_elimination =
-            self.rules.self_elimination == SelfElimination::Illegal && !position.in_setup();
-        let mover = position.side_to_move();
-        let slot_hashes = position.slot_hashes();
         self.children.truncate(first);
-        for index in first..last {
-            let action = self.actions[index];
-            let patch = position.patch(self.rules, action);
-            if prune_self_elimination && patch.destroys_home(mover) {
-                self.children.push(Child {
-                    patch,
-                    key: 0,
-                    kind: ChildKind::Pruned,
-                });
-                continue;
-            }
-            // After the core only catastrophes remain, and only where a
-            // system is overpopulated. With none here, only a piece added
-            // to a system (a build, a trade's new colour, a move's arrival:
-            // the patch's last write) can make one; a discovery's new
-            // system holds two pieces.
-            let leaf = patch.turn_state() == TurnState::Done
-                && if overpopulated_here {
-                    let mut next = *position;
-                    next.apply_patch(&patch);
-                    !next.has_overpopulation()
-                } else {
-                    !matches!(
-                        action,
-                        Action::Build { .. } | Action::Trade { .. } | Action::Move { .. }
-                    ) || patch.last_write_overpopulated() == 0
-                };
-            if leaf && last_step.is_some_and(|before| Walk::skip(position, before, action, &patch))
-            {
-                self.children.push(Child {
-                    patch,
-                    key: 0,
-                    kind: ChildKind::Pruned,
-                });
-                continue;
-            }
-            let hash = position.patched_hash_with(&patch, &slot_hashes);
-            let child = if leaf {
-                let key = patch.hash_after_end(hash);
-                self.results.prefetch(key);
-                Child {
-                    patch,
-                    key,
-                    kind: ChildKind::Leaf,
-                }
-            } else {
-                Child {
-                    patch,
-                    key: hash,
-                    kind: ChildKind::Inner,
-                }
-            };
+        for index in first..self.actions.len() {
+            let child = self.child(position, here, self.actions[index], last_step);
             self.children.push(child);
+        }
+    }
+
+    /// Lists the children of `position`, the last action of a yellow
+    /// sacrifice, in the generator's order, keying each leaf from the slot
+    /// words ([`LastYellowSteps`]) and leaving its patch for a new result.
+    /// Lookups are cheap enough here that the commuting-step rule would
+    /// not pay for the patch it needs. A step whose arrival overpopulates,
+    /// or that removes the mover's home, goes the general way.
+    fn list_last_steps(&mut self, position: &Position, here: &Here, steps: &LastYellowSteps) {
+        let rules = self.rules;
+        let focus = self.focus;
+        position.for_each_yellow_origin(|from, own, targets| {
+            for ship in own.types() {
+                let leaving = steps.leaving(position, rules, from, ship);
+                let moves = targets.destinations().iter().map(|&to| {
+                    let key =
+                        leaving.and_then(|leaving| steps.move_key(position, leaving, to, ship));
+                    (Action::Move { from, to, ship }, key)
+                });
+                let discoveries = targets.stars().iter().map(|&star| {
+                    let key = leaving.and_then(|leaving| steps.discovery_key(leaving, ship, star));
+                    (Action::Discover { from, ship, star }, key)
+                });
+                for (action, key) in moves.chain(discoveries) {
+                    if focus.is_some_and(|focus| !focus.takes(action)) {
+                        continue;
+                    }
+                    self.actions.push(action);
+                    match key {
+                        Some(key) => {
+                            self.results.prefetch(key);
+                            self.children.push(Child {
+                                patch: Patch::default(),
+                                key,
+                                kind: ChildKind::Step,
+                            });
+                        }
+                        None => {
+                            let child = self.child(position, here, action, None);
+                            self.children.push(child);
+                        }
+                    }
+                }
+            }
+        });
+    }
+
+    /// What `action` from `position` leads to, in general (see
+    /// [`Walk::classify`]).
+    #[inline]
+    fn child(
+        &self,
+        position: &Position,
+        here: &Here,
+        action: Action,
+        last_step: Option<LastStep>,
+    ) -> Child {
+        let patch = position.patch(self.rules, action);
+        let pruned = Child {
+            patch,
+            key: 0,
+            kind: ChildKind::Pruned,
+        };
+        if here.prune_self_elimination && patch.destroys_home(position.side_to_move()) {
+            return pruned;
+        }
+        // After the core only catastrophes remain, and only where a
+        // system is overpopulated. With none here, only a piece added
+        // to a system (a build, a trade's new colour, a move's arrival:
+        // the patch's last write) can make one; a discovery's new
+        // system holds two pieces.
+        let leaf = patch.turn_state() == TurnState::Done
+            && if here.overpopulated {
+                let mut next = *position;
+                next.apply_patch(&patch);
+                !next.has_overpopulation()
+            } else {
+                !matches!(
+                    action,
+                    Action::Build { .. } | Action::Trade { .. } | Action::Move { .. }
+                ) || patch.last_write_overpopulated() == 0
+            };
+        if leaf && last_step.is_some_and(|before| Walk::skip(position, before, action, &patch)) {
+            return pruned;
+        }
+        let hash = position.patched_hash_with(&patch, &here.slot_hashes);
+        if leaf {
+            let key = patch.hash_after_end(hash);
+            self.results.prefetch(key);
+            Child {
+                patch,
+                key,
+                kind: ChildKind::Leaf,
+            }
+        } else {
+            Child {
+                patch,
+                key: hash,
+                kind: ChildKind::Inner,
+            }
         }
     }
 
