@@ -1073,6 +1073,9 @@ pub(crate) fn grow_bare(
         if tree.wants_recycle() {
             break;
         }
+        if tree.wants_bigger_table() {
+            tree.grow_table(false);
+        }
         worker.iterate(&shared);
     }
     Some(root)
@@ -1353,6 +1356,31 @@ mod tests {
         }
         assert!(proofs > 0, "no proven node to keep");
         assert!(outside_proofs > 0, "no proof marked from outside");
+    }
+
+    #[test]
+    fn the_table_grows_with_the_tree_and_still_finds_every_node() {
+        // A tree starts with a small table (a fresh process would otherwise
+        // commit all of it at once) and uses more of it as it grows.
+        let tree = Tree::with_megabytes(40);
+        let first = tree.table_entries();
+        let (tree, root) = grow_in(tree, busy_position(), &[], Backup::neutral(), 30_000);
+        let nodes = reachable(&tree, root);
+        assert!(nodes.len() * 4 > first, "{} nodes", nodes.len());
+        assert!(tree.table_entries() >= tree.allocated_nodes() * 4);
+        assert!(
+            nodes.iter().all(|node| node.4),
+            "a node is not in the grown table"
+        );
+        // Between turns the compaction rebuilds it at that size.
+        let mut tree = tree;
+        let (first_edge, count, _) = tree.node(root).children();
+        let next = (first_edge..first_edge + count)
+            .map(|edge| tree.edge(edge).child.load(Ordering::Relaxed))
+            .find(|&child| child != 0 && tree.node(child).children().1 > 0)
+            .expect("an expanded child");
+        assert_eq!(tree.compact(next, false), 1);
+        assert!(reachable(&tree, 1).iter().all(|node| node.4));
     }
 
     #[test]

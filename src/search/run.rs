@@ -144,6 +144,17 @@ fn recycle(shared: &Shared, gate: Option<(&Gate, usize)>) -> bool {
     shared.tree.fill_permille() < RECYCLE_GIVE_UP_PERMILLE
 }
 
+/// Grows the tree's table ([`Tree::grow_table`]) with every helper stopped
+/// at the gate (none with one thread). Nodes stay where they are, so the
+/// statistics waiting in batches stay valid.
+fn grow_table(shared: &Shared, gate: Option<(&Gate, usize)>) {
+    let work = || shared.tree.grow_table(gate.is_some());
+    match gate {
+        Some((gate, helpers)) => gate.with_helpers_stopped(helpers, work),
+        None => work(),
+    }
+}
+
 /// How one search runs.
 pub(super) struct RunPlan<'a> {
     /// The pool for the helpers, and how many to start on it (0: the calling
@@ -265,6 +276,9 @@ fn lead(
             // A recycle moves nodes: no statistics may wait for an old index.
             worker.flush(shared);
             recycling = recycle(shared, gate);
+        }
+        if since_check % fill_interval == 0 && shared.tree.wants_bigger_table() {
+            grow_table(shared, gate);
         }
         if since_check >= CHECK_INTERVAL {
             since_check = 0;

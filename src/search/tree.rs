@@ -51,12 +51,19 @@
 //! - The table holds one `AtomicU64` per entry: the high 32 bits of the key
 //!   and the node index. A node is fully written before its entry is
 //!   published with a compare-and-swap, so readers never see half a node.
+//!   A tree uses only the first 65,536 entries at first and four times as
+//!   many each time the nodes pass a quarter of those in use (at the
+//!   search's barrier, as for a recycle): keys fall at random over the
+//!   entries in use, so using the whole table at once would have the kernel
+//!   commit and zero all of it within a short search's first nodes.
 
 use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::ops::{Deref, Range};
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, AtomicU8, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{
+    AtomicBool, AtomicI64, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering,
+};
+use std::sync::{Mutex, PoisonError};
 
 use rayon::prelude::*;
 
@@ -411,6 +418,11 @@ pub(crate) fn node_key(position: &Position, turn: u32) -> u64 {
 const EDGES_PER_NODE: usize = 6;
 /// How far a lookup probes before giving up (the node is then not shared).
 const PROBE_LIMIT: usize = 32;
+/// Entries of the table a new tree uses (512 KB), grown as the tree grows
+/// (see [`Tree::wants_bigger_table`]).
+const FIRST_TABLE_ENTRIES: usize = 1 << 16;
+/// The table grows when the nodes exceed this share of the entries in use.
+const TABLE_LOAD_DIVISOR: usize = 4;
 /// The most nodes a tree holds: node numbers fit in 30 bits, so that a
 /// compaction can keep its two marks beside a new number in one word.
 const MAX_NODES: usize = (1 << 30) - 1;
@@ -535,6 +547,15 @@ pub(crate) struct Tree {
     nodes: ZeroedArray<Node>,
     edges: ZeroedArray<Edge>,
     table: ZeroedArray<AtomicU64>,
+    /// The entries of the table in use, less one (a power of two less one):
+    /// the mask of every probe. Why: keys are spread at random over the
+    /// entries in use, so a table of hundreds of megabytes would have
+    /// every one of its pages touched, and committed and zeroed by the
+    /// kernel, within the first thousands of nodes; a short search in a
+    /// fresh process spent a tenth of its time there. The table starts
+    /// small and grows fourfold at a barrier when the tree outgrows it.
+    /// Written only with every other thread stopped.
+    mask: AtomicUsize,
     /// Compaction's index of the kept edge blocks (address << 32 | owner),
     /// reserved with room for one a node; its pages are committed only by
     /// the first compaction that needs them.
@@ -581,6 +602,7 @@ impl Tree {
             nodes: ZeroedArray::new(node_count)?,
             edges: ZeroedArray::new(edge_count)?,
             table: ZeroedArray::new(table_size)?,
+            mask: AtomicUsize::new(table_size.min(FIRST_TABLE_ENTRIES) - 1),
             blocks: Mutex::new(blocks),
             next_node: CachePadded(AtomicU32::new(1)),
             next_edge: CachePadded(AtomicU32::new(1)),
@@ -783,7 +805,7 @@ impl Tree {
 
     /// The node with this key, if published.
     pub fn lookup(&self, key: u64) -> Option<u32> {
-        let mask = self.table.len() - 1;
+        let mask = self.mask.load(Ordering::Relaxed);
         let mut index = key as usize & mask;
         for _ in 0..PROBE_LIMIT {
             let entry = self.table[index].load(Ordering::Acquire);
@@ -805,7 +827,7 @@ impl Tree {
     /// published the same key first, returns that node instead (ours is then
     /// wasted); if the table is crowded, the node stays private.
     pub fn publish(&self, key: u64, node: u32) -> u32 {
-        let mask = self.table.len() - 1;
+        let mask = self.mask.load(Ordering::Relaxed);
         let mut index = key as usize & mask;
         let entry = (key & 0xFFFF_FFFF_0000_0000) | node as u64;
         for _ in 0..PROBE_LIMIT {
@@ -864,15 +886,12 @@ impl Tree {
     /// in a large budget never touches, and commits, the whole table), else
     /// all at once.
     fn clear_table(&self, node_count: usize, parallel: bool) {
-        if node_count * 8 > self.table.len() {
-            for_pieces(0, self.table.len(), parallel, |range| {
-                for entry in &self.table[range] {
-                    entry.store(0, Ordering::Relaxed);
-                }
-            });
+        let mask = self.mask.load(Ordering::Relaxed);
+        // Entries beyond those in use are never written.
+        if node_count * 8 > mask + 1 {
+            self.zero_table(mask + 1, parallel);
             return;
         }
-        let mask = self.table.len() - 1;
         // Each entry holds one node, so pieces never clear the same entry.
         for_pieces(1, node_count, parallel, |range| {
             for node in range.start as u32..range.end as u32 {
@@ -1265,8 +1284,71 @@ impl Tree {
         })
     }
 
-    /// Publishes every node below `node_count` in the (empty) table.
+    /// Zeroes the first `entries` entries of the table.
+    fn zero_table(&self, entries: usize, parallel: bool) {
+        for_pieces(0, entries, parallel, |range| {
+            for entry in &self.table[range] {
+                entry.store(0, Ordering::Relaxed);
+            }
+        });
+    }
+
+    /// The entries of the table in use (see [`Tree::grow_table`]).
+    #[cfg(test)]
+    pub(crate) fn table_entries(&self) -> usize {
+        self.mask.load(Ordering::Relaxed) + 1
+    }
+
+    /// Whether the nodes have outgrown the entries of the table in use
+    /// (more than a quarter of them), and it can grow.
+    pub(crate) fn wants_bigger_table(&self) -> bool {
+        let entries = self.mask.load(Ordering::Relaxed) + 1;
+        entries < self.table.len() && self.allocated_nodes() * TABLE_LOAD_DIVISOR > entries
+    }
+
+    /// Uses four times the entries of the table (or more, up to all of
+    /// them, until the nodes are at most a quarter), moving every entry to
+    /// its place under the new mask. Needs every other thread stopped: the
+    /// search grows the table at the same barrier as a recycle. The entries
+    /// are kept, while they move, in the compaction's scratch vector, which
+    /// holds a word a node (each entry is one node's).
+    pub(crate) fn grow_table(&self, parallel: bool) {
+        let old = self.mask.load(Ordering::Relaxed) + 1;
+        let entries = self.entries_for(self.allocated_nodes());
+        if entries == old {
+            return;
+        }
+        let mut saved = self.blocks.lock().unwrap_or_else(PoisonError::into_inner);
+        saved.clear();
+        saved.extend(
+            self.table[..old]
+                .iter()
+                .map(|entry| entry.load(Ordering::Relaxed))
+                .filter(|&entry| entry != 0),
+        );
+        self.zero_table(old, parallel);
+        self.mask.store(entries - 1, Ordering::Relaxed);
+        for &entry in saved.iter() {
+            let node = entry as u32;
+            self.publish(self.node(node).key.load(Ordering::Relaxed), node);
+        }
+    }
+
+    /// The entries of the table to use for `nodes` nodes: those in use,
+    /// times four until the nodes are at most a quarter of them, up to all.
+    fn entries_for(&self, nodes: usize) -> usize {
+        let mut entries = self.mask.load(Ordering::Relaxed) + 1;
+        while entries < self.table.len() && nodes * TABLE_LOAD_DIVISOR > entries {
+            entries *= 4;
+        }
+        entries.min(self.table.len())
+    }
+
+    /// Publishes every node below `node_count` in the (empty) table, using
+    /// more of its entries first if they are too few for that many.
     fn publish_all(&self, node_count: u32, parallel: bool) {
+        let entries = self.entries_for(node_count as usize);
+        self.mask.store(entries - 1, Ordering::Relaxed);
         for_pieces(1, node_count as usize, parallel, |range| {
             for index in range {
                 let key = self.node(index as u32).key.load(Ordering::Relaxed);
