@@ -1233,13 +1233,22 @@ impl Position {
     /// when it is the last action of a yellow sacrifice with no system
     /// overpopulated, so that every move or discovery ends the turn (unless
     /// its arrival overpopulates). `guard_home`: whether removing the
-    /// mover's home is refused.
-    pub(crate) fn last_yellow_steps(&self, guard_home: bool) -> Option<LastYellowSteps> {
+    /// mover's home is refused. The caller gives what it has already worked
+    /// out for this state: whether a system is overpopulated
+    /// ([`Position::has_overpopulation`]) and its
+    /// [`Position::slot_hashes`].
+    pub(crate) fn last_yellow_steps(
+        &self,
+        overpopulated: bool,
+        slot_hashes: &[u64; SLOT_COUNT],
+        guard_home: bool,
+    ) -> Option<LastYellowSteps> {
+        debug_assert_eq!(overpopulated, self.has_overpopulation());
         let last = TurnState::Sacrifice {
             colour: Colour::Yellow,
             remaining: 1,
         };
-        if self.turn_state() != last || self.has_overpopulation() {
+        if self.turn_state() != last || overpopulated {
             return None;
         }
         let stepped =
@@ -1251,7 +1260,7 @@ impl Position {
                 .hash
                 .wrapping_sub(META_KEYS[self.meta as usize])
                 .wrapping_add(META_KEYS[ended as usize]),
-            slot_hashes: self.slot_hashes(),
+            slot_hashes: *slot_hashes,
             free_slot: self.free_slot(),
             guard_home,
         })

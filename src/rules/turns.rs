@@ -638,9 +638,11 @@ impl Walk<'_> {
             slot_hashes: position.slot_hashes(),
         };
         // The last step of a yellow sacrifice, most of a big listing.
-        let steps = (!here.overpopulated)
-            .then(|| position.last_yellow_steps(here.prune_self_elimination))
-            .flatten();
+        let steps = position.last_yellow_steps(
+            here.overpopulated,
+            &here.slot_hashes,
+            here.prune_self_elimination,
+        );
         match steps {
             Some(steps) => self.list_last_steps(position, &here, &steps),
             None => {
