@@ -557,8 +557,9 @@ pub(crate) struct Tree {
     /// Written only with every other thread stopped.
     mask: AtomicUsize,
     /// Compaction's index of the kept edge blocks (address << 32 | owner),
-    /// reserved with room for one a node; its pages are committed only by
-    /// the first compaction that needs them.
+    /// and the table's entries while [`Tree::grow_table`] moves them;
+    /// reserved with room for one a node, its pages are committed only by
+    /// the first compaction or growth that needs them.
     blocks: Mutex<Vec<u64>>,
     /// The arena's allocation counters, written when a thread's reserve
     /// runs out, each alone in its cache lines.
