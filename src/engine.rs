@@ -274,7 +274,7 @@ pub fn max_hash_mb() -> usize {
         let megabytes = memory_total_bytes().map_or(FALLBACK_MAX_HASH_MB as u64, |bytes| {
             (bytes / HASH_MEMORY_DIVISOR) >> 20
         });
-        let default = SearchOptions::default().hash_mb as u64;
+        let default = crate::search::DEFAULT_HASH_MB as u64;
         megabytes.clamp(default, i64::MAX as u64) as usize
     })
 }
@@ -304,7 +304,9 @@ const MAX_TURN_LIMIT: i64 = 1_000_000;
 /// Every option, in the order `hwi` lists them: the engine's own, then each
 /// search tunable from the tunables table.
 pub fn option_specs() -> Vec<OptionSpec> {
-    let defaults = SearchOptions::default();
+    // Every command line lists these for its flags' ranges: the defaults
+    // here need no network loaded.
+    let defaults = SearchOptions::with_tunables(Tunables::hand());
     let mut specs = vec![
         OptionSpec {
             name: "Threads",
@@ -359,7 +361,7 @@ pub fn option_specs() -> Vec<OptionSpec> {
         OptionSpec {
             name: "Eval",
             kind: OptionKind::Combo {
-                default: defaults.tunables.evaluation().name(),
+                default: Evaluation::DEFAULT.name(),
                 values: vec![Evaluation::Hand.name(), Evaluation::Learned.name()],
             },
         },

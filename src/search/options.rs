@@ -78,6 +78,15 @@ pub struct SearchOptions {
 
 impl Default for SearchOptions {
     fn default() -> SearchOptions {
+        SearchOptions::with_tunables(Tunables::default())
+    }
+}
+
+impl SearchOptions {
+    /// The default options with `tunables`, for callers that need the other
+    /// defaults without building the default tunables (which load the
+    /// built-in network; see [`Tunables::hand`]).
+    pub fn with_tunables(tunables: Tunables) -> SearchOptions {
         SearchOptions {
             threads: 1,
             hash_mb: DEFAULT_HASH_MB,
@@ -85,7 +94,7 @@ impl Default for SearchOptions {
             multi_pv: 1,
             player: PlayerKind::Mcts,
             rules: Rules::STANDARD,
-            tunables: Tunables::default(),
+            tunables,
             info_interval: Duration::from_secs(1),
             tree_reuse: true,
         }

@@ -163,15 +163,27 @@ pub struct Tunables {
 
 impl Default for Tunables {
     fn default() -> Tunables {
+        let mut tunables = Tunables::hand();
+        if Evaluation::DEFAULT == Evaluation::Learned {
+            tunables.network = Some(ValueNetwork::embedded());
+        }
+        tunables
+    }
+}
+
+impl Tunables {
+    /// The default values with the hand-weighted evaluation. Why: the
+    /// default tunables load the built-in network, a parse that listing the
+    /// options (every command line's flags) does not need.
+    pub fn hand() -> Tunables {
         let mut values = [0.0; TUNABLE_COUNT];
         for (value, spec) in values.iter_mut().zip(TUNABLES) {
             *value = spec.default;
         }
-        let network = match Evaluation::DEFAULT {
-            Evaluation::Hand => None,
-            Evaluation::Learned => Some(ValueNetwork::embedded()),
-        };
-        Tunables { values, network }
+        Tunables {
+            values,
+            network: None,
+        }
     }
 }
 
