@@ -567,6 +567,12 @@ pub(crate) struct LastYellowSteps {
 }
 
 impl LastYellowSteps {
+    /// One ship of type `ship` of the mover, in a slot word's fleet fields.
+    #[inline]
+    fn unit(&self, ship: Piece) -> u64 {
+        1u64 << (2 * ship.index() + 24 * self.me)
+    }
+
     /// What a ship of type `ship` leaving `from` adds to the key of every
     /// step it takes; `None` when that step removes the mover's home while
     /// `guard_home` (the general path refuses it).
@@ -578,8 +584,7 @@ impl LastYellowSteps {
         from: Slot,
         ship: Piece,
     ) -> Option<u64> {
-        let unit = 1u64 << (2 * ship.index() + 24 * self.me);
-        let origin = settled(rules, from, position.stored_word(from) - unit);
+        let origin = settled(rules, from, position.stored_word(from) - self.unit(ship));
         if self.guard_home && from as usize == self.me && origin >> 48 == 0 {
             return None;
         }
@@ -603,7 +608,7 @@ impl LastYellowSteps {
         to: Slot,
         ship: Piece,
     ) -> Option<u64> {
-        let arrival = position.stored_word(to) + (1u64 << (2 * ship.index() + 24 * self.me));
+        let arrival = position.stored_word(to) + self.unit(ship);
         if word_pieces(arrival).overpopulated_colours() != 0 {
             return None;
         }
@@ -619,7 +624,7 @@ impl LastYellowSteps {
     #[inline]
     pub(crate) fn discovery_key(&self, leaving: u64, ship: Piece, star: Piece) -> Option<u64> {
         let slot = self.free_slot?;
-        let word = 1u64 << (2 * ship.index() + 24 * self.me) | (star.index() as u64 + 1) << 48;
+        let word = self.unit(ship) | (star.index() as u64 + 1) << 48;
         // A new system holds two pieces: never overpopulated.
         Some(
             leaving
