@@ -22,6 +22,10 @@
 //! waiting grows with the number of threads, which is why recycles are few
 //! and large rather than frequent (a concurrent, incremental reclaim would
 //! avoid the wait at the price of synchronising every node access).
+//!
+//! The same gate stops the helpers while the tree's table grows, and while
+//! the root's defence search under a two-turn threat runs on as many
+//! threads as the search has (`threats.rs`, [`Crew`]).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
@@ -30,7 +34,7 @@ use std::time::{Duration, Instant};
 use rayon::ThreadPool;
 
 use super::mcts::{Shared, Worker};
-use super::threats::RootVerifier;
+use super::threats::{Crew, RootVerifier};
 use super::time::Controller;
 use super::tree::UNPROVEN;
 
@@ -155,11 +159,30 @@ fn grow_table(shared: &Shared, gate: Option<(&Gate, usize)>) {
     }
 }
 
+/// The root's checks' use of every thread: [`Crew::run`] stops the helpers
+/// at the gate and lends their cores to `pool` (a pool of its own: the
+/// helpers' pool is busy with their parked loops).
+struct GateCrew<'a> {
+    gate: &'a Gate,
+    helpers: usize,
+    pool: &'a ThreadPool,
+}
+
+impl Crew for GateCrew<'_> {
+    fn run(&self, work: &mut dyn FnMut(&ThreadPool)) {
+        self.gate
+            .with_helpers_stopped(self.helpers, || work(self.pool));
+    }
+}
+
 /// How one search runs.
 pub(super) struct RunPlan<'a> {
     /// The pool for the helpers, and how many to start on it (0: the calling
     /// thread searches alone).
     pub helpers: Option<(&'a ThreadPool, usize)>,
+    /// A pool as large as the search for the root's defence search to
+    /// spread its work over while the helpers wait (none with one thread).
+    pub check_pool: Option<&'a ThreadPool>,
     /// When to stop, besides the node limit and the stop flag.
     pub controller: Controller,
     /// How often to call the progress report.
@@ -184,6 +207,7 @@ pub(super) fn run(
 ) {
     let RunPlan {
         helpers,
+        check_pool,
         mut controller,
         info_interval,
         verifier,
@@ -202,6 +226,7 @@ pub(super) fn run(
                 verifier,
                 prelude,
                 gate: Some((&gate, count)),
+                check_pool,
             };
             lead(shared, worker, BATCH, watch, report);
         }),
@@ -212,6 +237,7 @@ pub(super) fn run(
                 verifier,
                 prelude,
                 gate: None,
+                check_pool: None,
             };
             lead(shared, worker, 1, watch, report)
         }
@@ -232,6 +258,8 @@ struct Watch<'a> {
     prelude: Option<Box<dyn FnOnce() -> bool + 'a>>,
     /// The helpers' barrier and their number (none with one thread).
     gate: Option<(&'a Gate, usize)>,
+    /// See [`RunPlan::check_pool`].
+    check_pool: Option<&'a ThreadPool>,
 }
 
 /// The calling thread's loop: iterate, watch the limits, report progress.
@@ -254,7 +282,16 @@ fn lead(
         mut verifier,
         prelude,
         gate,
+        check_pool,
     } = watch;
+    let crew = match (gate, check_pool) {
+        (Some((gate, helpers)), Some(pool)) => Some(GateCrew {
+            gate,
+            helpers,
+            pool,
+        }),
+        _ => None,
+    };
     if prelude.is_some_and(|prelude| prelude()) {
         shared.halt.store(true, Ordering::Relaxed);
         return;
@@ -284,7 +321,7 @@ fn lead(
             since_check = 0;
             if let Some(verifier) = verifier.as_deref_mut() {
                 let before = verifier.credit();
-                verifier.visit(shared);
+                verifier.visit(shared, crew.as_ref().map(|crew| crew as &dyn Crew));
                 controller.extend(verifier.credit() - before);
             }
             if controller.should_stop(shared) {

@@ -68,6 +68,9 @@ pub struct Searcher {
     /// The helpers' threads: built at the first search with more than one
     /// thread, rebuilt when `threads` changes.
     pool: Option<ThreadPool>,
+    /// The threads the root's defence search spreads over while the
+    /// helpers wait (`RunPlan::check_pool`), built like `pool`.
+    check_pool: Option<ThreadPool>,
     /// The turn index (from the tree's base) of the last root, if the tree holds one.
     last_turn: Option<u32>,
     /// Searches since the last `clear`, to vary the random player.
@@ -86,6 +89,7 @@ impl Searcher {
             threat_memory: ThreatChecker::default(),
             attack_memory: ThreatChecker::default(),
             pool: None,
+            check_pool: None,
             last_turn: None,
             searches: 0,
         }
@@ -106,6 +110,7 @@ impl Searcher {
         }
         if options.threads != self.options.threads {
             self.pool = None;
+            self.check_pool = None;
         }
         self.options = options;
     }
@@ -335,7 +340,8 @@ impl Searcher {
         } else if verifier.proven_safe(&choice.actions) {
             choice
         } else {
-            verifier.defend(choice, &reading, position, &rules, &tunables, budget)
+            let pool = self.check_pool.as_ref();
+            verifier.defend(choice, &reading, position, &rules, &tunables, budget, pool)
         };
         self.threat_memory = verifier.into_memory();
         if info.best_turn != choice.actions {
@@ -424,7 +430,8 @@ impl Searcher {
         let threads = self.options.threads.max(1);
         let multi_pv = self.options.multi_pv.max(1);
         let run_plan = RunPlan {
-            helpers: thread_pool(&mut self.pool, threads).map(|pool| (pool, threads - 1)),
+            helpers: thread_pool(&mut self.pool, threads, "search").map(|pool| (pool, threads - 1)),
+            check_pool: thread_pool(&mut self.check_pool, threads, "check"),
             controller: Controller::new(job.start, plan, node_limit, tunables),
             info_interval: self.options.info_interval,
             verifier: Some(verifier),
@@ -488,8 +495,13 @@ fn forced_win(turn: Vec<Action>, start: Instant) -> SearchResult {
 /// The pool of `threads` threads kept in `pool`, built (or rebuilt for a
 /// new size) on demand. `None` with one thread, which needs no pool, or if
 /// the threads cannot be started: the search then runs on the calling
-/// thread alone.
-fn thread_pool(pool: &mut Option<ThreadPool>, threads: usize) -> Option<&ThreadPool> {
+/// thread alone. The threads are named `supernova-NAME-INDEX`, so that a
+/// profiler or debugger tells the helpers from the checks' crew.
+fn thread_pool<'a>(
+    pool: &'a mut Option<ThreadPool>,
+    threads: usize,
+    name: &'static str,
+) -> Option<&'a ThreadPool> {
     if threads <= 1 {
         return None;
     }
@@ -499,7 +511,7 @@ fn thread_pool(pool: &mut Option<ThreadPool>, threads: usize) -> Option<&ThreadP
     {
         *pool = ThreadPoolBuilder::new()
             .num_threads(threads)
-            .thread_name(|index| format!("supernova-search-{index}"))
+            .thread_name(move |index| format!("supernova-{name}-{index}"))
             .build()
             .ok();
     }
@@ -580,6 +592,12 @@ mod tests {
             // One thread needs no pool; a change of size drops the old one.
             let expected = (threads > 1).then_some(threads);
             assert_eq!(pool_threads, expected, "{threads} threads");
+            // The checks' crew is as large as the search.
+            let crew_threads = searcher
+                .check_pool
+                .as_ref()
+                .map(ThreadPool::current_num_threads);
+            assert_eq!(crew_threads, expected, "{threads} threads");
         }
     }
 

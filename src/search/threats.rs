@@ -42,8 +42,12 @@
 //! the inputs and the order of calls on one [`ThreatChecker`], so node-limited
 //! searches stay deterministic.
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+use rayon::ThreadPool;
 
 use super::extract::best_turn;
 use super::info::TreeReading;
@@ -160,6 +164,27 @@ impl ThreatChecker {
         self.spent = 0;
     }
 
+    /// A checker for another thread that starts from this one's remembered
+    /// plans and refutations (its buffers and resume points start empty).
+    fn seeded(&self) -> ThreatChecker {
+        ThreatChecker {
+            threats: self.threats.clone(),
+            killers: self.killers.clone(),
+            ..ThreatChecker::default()
+        }
+    }
+
+    /// Remembers a plan and a refutation another checker found, unless
+    /// already known.
+    fn learn(&mut self, plan: Option<Vec<Action>>, killer: Option<Vec<Action>>) {
+        if let Some(plan) = plan.filter(|plan| !self.threats.contains(plan)) {
+            remember_first(&mut self.threats, plan);
+        }
+        if let Some(killer) = killer.filter(|killer| !self.killers.contains(killer)) {
+            remember_first(&mut self.killers, killer);
+        }
+    }
+
     /// Whether the side to move can force a win within its next two turns
     /// whatever the opponent replies (see the module docs). `None` when the
     /// budget ran out first. A position in setup, mid-turn or already
@@ -251,7 +276,9 @@ impl ThreatChecker {
     ) -> Option<Vec<Vec<Action>>> {
         let listing = self.spent;
         let Candidates { mut found, turns } =
-            self.candidates(position, rules, budget.deadline, order)?;
+            self.candidates(position, rules, budget.deadline, |results, deadline| {
+                keys_in_turn(results, deadline, order)
+            })?;
         let mut spent = self.spent - listing;
         for (actions, result) in turns {
             if found.len() >= wanted {
@@ -281,7 +308,7 @@ impl ThreatChecker {
         position: &Position,
         rules: &Rules,
         deadline: Option<Instant>,
-        mut order: impl FnMut(&Position) -> f32,
+        keys: impl FnOnce(&[&Position], Option<Instant>) -> Option<Vec<f32>>,
     ) -> Option<Candidates> {
         if position.in_setup()
             || position.turn_state() != TurnState::Start
@@ -304,18 +331,19 @@ impl ThreatChecker {
         }
         self.spent += turns.len() as u64;
         let mut found = Vec::new();
-        let mut keyed: Vec<(f32, usize)> = Vec::new();
+        let mut ongoing = Vec::new();
+        let mut results = Vec::new();
         for (index, (actions, result, outcome)) in turns.iter().enumerate() {
-            // Ordering can cost a solver call a turn, over thousands.
-            if index % 64 == 0 && deadline.is_some_and(|deadline| Instant::now() >= deadline) {
-                return None;
-            }
             match outcome {
                 Outcome::Win(winner) if *winner == mover => found.push(actions.clone()),
-                Outcome::Ongoing => keyed.push((order(result), index)),
+                Outcome::Ongoing => {
+                    ongoing.push(index);
+                    results.push(result);
+                }
                 _ => {}
             }
         }
+        let keyed = keys(&results, deadline)?.into_iter().zip(ongoing).collect();
         let turns = turns
             .into_iter()
             .map(|(actions, result, _)| (actions, result))
@@ -549,6 +577,50 @@ impl ThreatChecker {
     }
 }
 
+/// The keys of `results` by `order`, one after another on this thread;
+/// `None` if `deadline` comes first (ordering can cost a solver call and an
+/// evaluation a turn, over tens of thousands).
+fn keys_in_turn(
+    results: &[&Position],
+    deadline: Option<Instant>,
+    mut order: impl FnMut(&Position) -> f32,
+) -> Option<Vec<f32>> {
+    let mut keys = Vec::with_capacity(results.len());
+    for (index, result) in results.iter().enumerate() {
+        if index % 64 == 0 && deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+            return None;
+        }
+        keys.push(order(result));
+    }
+    Some(keys)
+}
+
+/// The keys of `results` by the static evaluation (for the side to move in
+/// each, the opponent of the turn's mover), spread over `pool`'s threads,
+/// each with a solver of its own; `None` if `deadline` comes first.
+fn keys_on_pool(
+    pool: &ThreadPool,
+    results: &[&Position],
+    deadline: Option<Instant>,
+    rules: &Rules,
+    tunables: &Tunables,
+) -> Option<Vec<f32>> {
+    pool.install(|| {
+        results
+            .par_iter()
+            .enumerate()
+            .map_init(Solver::default, |solver, (index, result)| {
+                if index % 64 == 0 && deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+                    return None;
+                }
+                Some(super::static_evaluation_using(
+                    result, rules, tunables, solver,
+                ))
+            })
+            .collect()
+    })
+}
+
 /// The first turn `enumerator` lists in `position` that `test` (given the
 /// turn's result and outcome) accepts. The listing stops at that turn: the
 /// rest, often thousands, change nothing. When the test runs out of budget
@@ -697,6 +769,135 @@ fn take_resume_point(
             && point.position.slot_hashes() == position.slot_hashes()
     })?;
     Some(points.remove(found))
+}
+
+/// Runs work on all of a search's threads while its tree waits: how the
+/// root's defence search uses more than one thread ([`RootVerifier::visit`]).
+pub(super) trait Crew {
+    /// Runs `work` with the search's helpers stopped, giving it a pool of as
+    /// many threads as the search has.
+    fn run(&self, work: &mut dyn FnMut(&ThreadPool));
+}
+
+/// What deciding one candidate defence found ([`decide_on_pool`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Verdict {
+    /// A remembered plan still threatens after it: left for the second pass.
+    Deferred,
+    /// The opponent forces a win in two after it.
+    Refuted,
+    /// It defends.
+    Safe,
+}
+
+/// One thread's share of the defence search on a pool: its checker, whose
+/// resume points let a candidate that needs longer than a slice go on
+/// where it stopped, and that candidate (its index, and whether it is in
+/// the first pass).
+#[derive(Default)]
+struct CrewMember {
+    checker: ThreatChecker,
+    pending: Option<(usize, bool)>,
+}
+
+/// One round of [`decide_on_pool`].
+struct Round {
+    /// (claim order, candidate index, verdict) of every candidate decided;
+    /// a candidate a member went on with has no claim (`usize::MAX`).
+    verdicts: Vec<(usize, usize, Verdict)>,
+    /// How many new items were claimed.
+    claims: usize,
+    /// Work spent by all the members.
+    spent: u64,
+}
+
+/// Decides candidates on every thread of `pool`, one [`CrewMember`] each:
+/// a member first goes on with the candidate it stopped at last round,
+/// then claims the next of `candidates[items[..]]`, until one defends, the
+/// items end, or its budget runs out (`each`: its own share of work; the
+/// deadline is common). In the first pass a candidate after which a
+/// remembered plan still threatens is only marked [`Verdict::Deferred`],
+/// as [`RootVerifier::advance_list`] does.
+fn decide_on_pool(
+    pool: &ThreadPool,
+    members: &mut [CrewMember],
+    candidates: &[(Vec<Action>, Position)],
+    items: &[usize],
+    first_pass: bool,
+    rules: &Rules,
+    each: ThreatBudget,
+) -> Round {
+    let cursor = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let round = Mutex::new(Round {
+        verdicts: Vec::new(),
+        claims: 0,
+        spent: 0,
+    });
+    pool.scope(|scope| {
+        for member in members.iter_mut() {
+            let (cursor, stop, round) = (&cursor, &stop, &round);
+            scope.spawn(move |_| {
+                let mine = &mut member.checker;
+                mine.reset_work();
+                let mut verdicts = Vec::new();
+                let mut claims = 0;
+                while !stop.load(Ordering::Relaxed) {
+                    let (claim, index, in_first_pass) = match member.pending.take() {
+                        Some((index, in_first_pass)) => (usize::MAX, index, in_first_pass),
+                        None => {
+                            let claim = cursor.fetch_add(1, Ordering::Relaxed);
+                            let Some(&index) = items.get(claim) else {
+                                break;
+                            };
+                            claims += 1;
+                            (claim, index, first_pass)
+                        }
+                    };
+                    let result = &candidates[index].1;
+                    let remaining = |mine: &ThreatChecker| ThreatBudget {
+                        work: each.work.saturating_sub(mine.work_spent()),
+                        deadline: each.deadline,
+                    };
+                    let threatened = if in_first_pass {
+                        let budget = remaining(mine);
+                        mine.still_threatened(result, rules, budget)
+                    } else {
+                        Some(false)
+                    };
+                    let verdict = match threatened {
+                        Some(true) => Some(Verdict::Deferred),
+                        None => None,
+                        Some(false) => {
+                            let budget = remaining(mine);
+                            match mine.forced_win_in_two(result, rules, budget) {
+                                Some(true) => Some(Verdict::Refuted),
+                                Some(false) => Some(Verdict::Safe),
+                                None => None,
+                            }
+                        }
+                    };
+                    let Some(verdict) = verdict else {
+                        member.pending = Some((index, in_first_pass));
+                        break;
+                    };
+                    verdicts.push((claim, index, verdict));
+                    if verdict == Verdict::Safe {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                }
+                let mut round = round.lock().unwrap_or_else(|poison| poison.into_inner());
+                round.verdicts.extend(verdicts);
+                round.claims += claims;
+                round.spent += mine.work_spent();
+            });
+        }
+    });
+    let mut round = round
+        .into_inner()
+        .unwrap_or_else(|poison| poison.into_inner());
+    round.verdicts.sort_unstable_by_key(|&(claim, _, _)| claim);
+    round
 }
 
 /// The budget of the root's check for a search under `limits` whose planned
@@ -850,6 +1051,9 @@ pub(super) struct RootVerifier {
     deferred: Vec<usize>,
     /// The next of `deferred` to try.
     next_deferred: usize,
+    /// The threads of the defence search on a pool, kept from visit to
+    /// visit ([`RootVerifier::advance_on_pool`]).
+    crew: Vec<CrewMember>,
     /// The time the defence search takes at a visit, on the clock; doubled
     /// when one turn needs more.
     slice: Option<Duration>,
@@ -898,6 +1102,7 @@ impl RootVerifier {
             next_candidate: 0,
             deferred: Vec::new(),
             next_deferred: 0,
+            crew: Vec::new(),
             slice: None,
             seek_spent: Duration::ZERO,
             seek_over: false,
@@ -980,7 +1185,7 @@ impl RootVerifier {
     /// threat with no defence known, goes on looking for one among all the
     /// root's turns. Called by the search's leading thread between
     /// iterations.
-    pub(super) fn visit(&mut self, shared: &Shared) {
+    pub(super) fn visit(&mut self, shared: &Shared, crew: Option<&dyn Crew>) {
         let iterations = shared.iterations.load(Ordering::Relaxed);
         if iterations < self.next_look || (self.exhausted && !self.seeking()) {
             return;
@@ -1005,7 +1210,7 @@ impl RootVerifier {
                 None => Some(deadline),
             };
             if let Some(deadline) = deadline {
-                self.seek_defence(shared, deadline);
+                self.seek_defence(shared, deadline, crew);
             }
         }
     }
@@ -1134,27 +1339,33 @@ impl RootVerifier {
     /// defence within milliseconds in most of them. A found defence is
     /// played only if the tree's choice is not proven safe
     /// ([`RootVerifier::safer_choice`]).
-    fn seek_defence(&mut self, shared: &Shared, deadline: Option<Instant>) {
+    fn seek_defence(
+        &mut self,
+        shared: &Shared,
+        deadline: Option<Instant>,
+        crew: Option<&dyn Crew>,
+    ) {
         let started = Instant::now();
         let rules = &shared.rules;
         self.checker.reset_work();
-        if !self.listed {
-            self.list_candidates(&shared.root_position, rules, shared.tunables, deadline);
-        }
-        let slice = match (self.soft, deadline) {
-            (Some(soft), Some(deadline)) => {
-                // The search keeps half the time or more: a defence the
-                // list finds at all, it mostly finds within that.
-                let left = soft.mul_f64(DEFENCE_SHARE).saturating_sub(self.seek_spent);
-                let slice = *self.slice.get_or_insert(soft.mul_f64(DEFENCE_SLICE));
-                Some(deadline.min(Instant::now() + slice.min(left)))
+        let seek = |verifier: &mut Self, pool: Option<&ThreadPool>| {
+            if !verifier.listed {
+                let position = &shared.root_position;
+                verifier.list_candidates(position, rules, shared.tunables, deadline, pool);
             }
-            _ => deadline,
+            let slice = verifier.slice_end(deadline);
+            let progress = match pool {
+                Some(pool) => verifier.advance_on_pool(pool, rules, verifier.work, slice),
+                None => verifier.advance_list(rules, verifier.work, slice),
+            };
+            if let Progress::Stopped { needs_longer: true } = progress {
+                // This turn needs a longer slice: the next visit has it.
+                verifier.slice = verifier.slice.map(|slice| slice * 2);
+            }
         };
-        if let Progress::Stopped { needs_longer: true } = self.advance_list(rules, self.work, slice)
-        {
-            // This turn needs a longer slice: the next visit has it.
-            self.slice = self.slice.map(|slice| slice * 2);
+        match crew {
+            Some(crew) => crew.run(&mut |pool| seek(self, Some(pool))),
+            None => seek(self, None),
         }
         self.spent += started.elapsed();
         self.seek_spent += started.elapsed();
@@ -1167,6 +1378,115 @@ impl RootVerifier {
         }
     }
 
+    /// When the defence search's slice at this visit ends: on the clock a
+    /// slice of the planned time, within what [`DEFENCE_SHARE`] leaves and
+    /// `deadline`; by work alone, `deadline`.
+    fn slice_end(&mut self, deadline: Option<Instant>) -> Option<Instant> {
+        match (self.soft, deadline) {
+            (Some(soft), Some(deadline)) => {
+                // The search keeps half the time or more: a defence the
+                // list finds at all, it mostly finds within that.
+                let left = soft.mul_f64(DEFENCE_SHARE).saturating_sub(self.seek_spent);
+                let slice = *self.slice.get_or_insert(soft.mul_f64(DEFENCE_SLICE));
+                Some(deadline.min(Instant::now() + slice.min(left)))
+            }
+            _ => deadline,
+        }
+    }
+
+    /// [`RootVerifier::advance_list`] on every thread of `pool`: each takes
+    /// the next undecided candidate, with a checker of its own that starts
+    /// from this one's remembered plans and refutations, until one finds a
+    /// defence, the list ends, or `work` (shared out evenly) or the
+    /// deadline runs out. The candidates are decided independently, so the
+    /// list goes through about as many times faster as there are threads;
+    /// the defence found is then the first to be proven, not necessarily
+    /// the first in the list (any proven defence will do: the tree's
+    /// preference among them decides, [`RootVerifier::safer_choice`]).
+    fn advance_on_pool(
+        &mut self,
+        pool: &ThreadPool,
+        rules: &Rules,
+        work: u64,
+        deadline: Option<Instant>,
+    ) -> Progress {
+        let workers = pool.current_num_threads().max(1);
+        if self.crew.len() != workers {
+            self.crew = (0..workers)
+                .map(|_| CrewMember {
+                    checker: self.checker.seeded(),
+                    pending: None,
+                })
+                .collect();
+        }
+        let mut decided = false;
+        while self.safe.is_empty() {
+            let first_pass = self.next_candidate < self.candidates.len();
+            let items: Vec<usize> = if first_pass {
+                (self.next_candidate..self.candidates.len()).collect()
+            } else {
+                self.deferred[self.next_deferred..].to_vec()
+            };
+            if items.is_empty() && self.crew.iter().all(|member| member.pending.is_none()) {
+                return Progress::Exhausted;
+            }
+            let left = work.saturating_sub(self.checker.work_spent());
+            if left == 0 || deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+                return Progress::Stopped {
+                    needs_longer: !decided,
+                };
+            }
+            let each = ThreatBudget {
+                work: (left / workers as u64).max(1),
+                deadline,
+            };
+            for member in &mut self.crew {
+                member.checker.learn(
+                    self.checker.threats.first().cloned(),
+                    self.checker.killers.first().cloned(),
+                );
+            }
+            let round = decide_on_pool(
+                pool,
+                &mut self.crew,
+                &self.candidates,
+                &items,
+                first_pass,
+                rules,
+                each,
+            );
+            for &(_, index, verdict) in &round.verdicts {
+                match verdict {
+                    Verdict::Deferred => self.deferred.push(index),
+                    Verdict::Refuted => self.refuted.push(self.candidates[index].0.clone()),
+                    Verdict::Safe => self.safe.push(self.candidates[index].0.clone()),
+                }
+            }
+            decided |= !round.verdicts.is_empty();
+            // Claims are handed out in order, and a claimed candidate is
+            // either decided or its member's to go on with.
+            if first_pass {
+                self.next_candidate += round.claims;
+            } else {
+                self.next_deferred += round.claims;
+            }
+            for member in &self.crew {
+                let learned = &member.checker;
+                self.checker.learn(
+                    learned.threats.first().cloned(),
+                    learned.killers.first().cloned(),
+                );
+            }
+            self.checker.spent += round.spent;
+            if self.crew.iter().any(|member| member.pending.is_some()) && self.safe.is_empty() {
+                return Progress::Stopped {
+                    needs_longer: !decided,
+                };
+            }
+        }
+        Progress::Found
+    }
+
     /// Lists the root's turns as candidate defences, best first by the
     /// static evaluation, once; turns that win at once are proven safe.
     fn list_candidates(
@@ -1175,13 +1495,20 @@ impl RootVerifier {
         rules: &Rules,
         tunables: &Tunables,
         deadline: Option<Instant>,
+        pool: Option<&ThreadPool>,
     ) {
         self.listed = true;
-        let mut solver = Solver::default();
-        let order = |result: &Position| {
-            super::static_evaluation_using(result, rules, tunables, &mut solver)
-        };
-        let listed = self.checker.candidates(position, rules, deadline, order);
+        let listed = self
+            .checker
+            .candidates(position, rules, deadline, |results, deadline| match pool {
+                Some(pool) => keys_on_pool(pool, results, deadline, rules, tunables),
+                None => {
+                    let mut solver = Solver::default();
+                    keys_in_turn(results, deadline, |result| {
+                        super::static_evaluation_using(result, rules, tunables, &mut solver)
+                    })
+                }
+            });
         if let Some(listed) = listed {
             self.safe.extend(listed.found);
             self.candidates = listed.turns;
@@ -1315,6 +1642,11 @@ impl RootVerifier {
     /// order, the first defence lies 12 million work units down the list; a
     /// search of 3,000 nodes has 9 million in and 9 million after), and a
     /// listing started afresh after the search repeated the same turns.
+    ///
+    /// With `pool` (a search of several threads, whose helpers are done by
+    /// now) the list is ordered and decided on all of its threads.
+    // The pool is lent only for this call: it belongs to the searcher.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn defend(
         &mut self,
         choice: Choice,
@@ -1323,6 +1655,7 @@ impl RootVerifier {
         rules: &Rules,
         tunables: &Tunables,
         budget: ThreatBudget,
+        pool: Option<&ThreadPool>,
     ) -> Choice {
         if !matches!(
             choice.decision,
@@ -1372,16 +1705,18 @@ impl RootVerifier {
             };
         }
         if !self.listed {
-            self.list_candidates(position, rules, tunables, budget.deadline);
+            self.list_candidates(position, rules, tunables, budget.deadline, pool);
         } else if self.candidates.is_empty() {
             // In check with the classification out of time: no list to
             // resume, and listing now would take longer still.
             return choice;
         }
-        if !matches!(
-            self.advance_list(rules, budget.work, budget.deadline),
-            Progress::Found
-        ) {
+        // The helpers are done: the pool has every thread.
+        let progress = match pool {
+            Some(pool) => self.advance_on_pool(pool, rules, budget.work, budget.deadline),
+            None => self.advance_list(rules, budget.work, budget.deadline),
+        };
+        if !matches!(progress, Progress::Found) {
             return choice;
         }
         let found = self.safe[0].clone();
@@ -1799,6 +2134,57 @@ mod tests {
     }
 
     #[test]
+    fn the_defence_search_on_a_pool_goes_on_across_slices_to_a_proven_defence() {
+        let rules = Rules::STANDARD;
+        let tunables = Tunables::default();
+        let (position, lost) = threatened_and_lost(&rules);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let limits = SearchLimits::nodes(1_000);
+        let mut verifier = RootVerifier::new(&limits, None, Instant::now(), 0.125);
+        // The tree's choice is refuted first: the plan it learns is what
+        // the first pass defers by.
+        let refuted =
+            verifier
+                .checker
+                .is_defence(&position, &lost, &rules, ThreatBudget::work(u64::MAX));
+        assert_eq!(refuted, Some(false));
+        verifier.list_candidates(&position, &rules, &tunables, None, Some(&pool));
+        let listed = verifier.candidates.len();
+        assert!(listed > 100, "{listed} candidates");
+        // Slices too small for most candidates: each member goes on with the
+        // one it stopped at, so the slices add up to a defence.
+        let mut slices = 0;
+        loop {
+            verifier.checker.reset_work();
+            match verifier.advance_on_pool(&pool, &rules, 3_000, None) {
+                Progress::Found => break,
+                Progress::Exhausted => panic!("no defence found"),
+                Progress::Stopped { .. } => slices += 1,
+            }
+            assert!(slices < 10_000, "no progress");
+        }
+        assert!(slices > 0, "the slices were not small");
+        assert_eq!(verifier.crew.len(), 3);
+        let found = &verifier.safe[0];
+        let mut exact = ThreatChecker::default();
+        let budget = ThreatBudget::work(50_000_000);
+        assert_eq!(
+            exact.is_defence(&position, found, &rules, budget),
+            Some(true)
+        );
+        // Every turn it refuted on the way is lost indeed.
+        for turn in verifier.refuted.iter().take(20) {
+            assert_eq!(
+                exact.is_defence(&position, turn, &rules, budget),
+                Some(false)
+            );
+        }
+    }
+
+    #[test]
     fn the_check_after_the_search_resumes_the_defence_search() {
         let rules = Rules::STANDARD;
         let tunables = Tunables::default();
@@ -1812,7 +2198,7 @@ mod tests {
         // The whole defence search, uninterrupted: its work to the first
         // defence.
         let mut whole = verifier();
-        whole.list_candidates(&position, &rules, &tunables, None);
+        whole.list_candidates(&position, &rules, &tunables, None, None);
         assert!(matches!(
             whole.advance_list(&rules, u64::MAX, None),
             Progress::Found
@@ -1822,7 +2208,7 @@ mod tests {
         // Stopped during the search at three quarters of that, then given
         // half of it after the search: the two add up to a defence.
         let mut resumed = verifier();
-        resumed.list_candidates(&position, &rules, &tunables, None);
+        resumed.list_candidates(&position, &rules, &tunables, None, None);
         assert!(matches!(
             resumed.advance_list(&rules, total * 3 / 4, None),
             Progress::Stopped { .. }
@@ -1834,7 +2220,15 @@ mod tests {
                 value: 0.0,
                 decision: Decision::Search,
             };
-            verifier.defend(choice, &reading, &position, &rules, &tunables, after_search)
+            verifier.defend(
+                choice,
+                &reading,
+                &position,
+                &rules,
+                &tunables,
+                after_search,
+                None,
+            )
         };
         let defended = defend(&mut resumed);
         assert_eq!(defended.decision, Decision::TwoTurnDefence);
