@@ -1079,10 +1079,11 @@ impl RootVerifier {
         share: f32,
     ) -> Self {
         let nodes = limits.nodes.filter(|_| !limits.infinite && soft.is_none());
+        // An endless search (`go infinite`) has no work limit: each check
+        // has a short deadline and the next visit resumes it.
         let work = match (nodes, soft) {
             (Some(nodes), _) => nodes.saturating_mul(WORK_PER_NODE),
-            (None, Some(_)) => u64::MAX,
-            (None, None) => UNLIMITED_SEARCH_WORK,
+            (None, _) => u64::MAX,
         };
         RootVerifier {
             checker: ThreatChecker::default(),
@@ -1304,12 +1305,26 @@ impl RootVerifier {
                 self.refuted.push(best.actions);
                 self.threatened = true;
             }
-            // A check that runs out of its share is itself a sign of
-            // danger (a safe turn in a quiet position checks quickly): the
-            // next check may take some tree time, and resumes where this
-            // one stopped. A second one ends them.
-            None if !self.escalated && !self.threatened => self.escalated = true,
-            None => self.exhausted = true,
+            None => self.ran_out(),
+        }
+    }
+
+    /// What a check of the tree's best turn that ran out of budget means for
+    /// the next ones. On a node limit or a clock, it is itself a sign of
+    /// danger (a safe turn in a quiet position checks quickly): the next
+    /// check may take some tree time, and resumes where this one stopped; a
+    /// second one ends them, since the search's time is the tree's. In an
+    /// endless search (`go infinite`, analysis) the next visit resumes it,
+    /// however often: there the checks have minutes, and a threat that takes
+    /// 60 ms to prove was never found when two 50 ms checks ended them.
+    fn ran_out(&mut self) {
+        if self.soft.is_none() && self.nodes.is_none() {
+            return;
+        }
+        if !self.escalated && !self.threatened {
+            self.escalated = true;
+        } else {
+            self.exhausted = true;
         }
     }
 
@@ -2131,6 +2146,31 @@ mod tests {
         let mut unlisted = RootVerifier::new(&limits, None, Instant::now(), 0.125);
         unlisted.in_check(None, &rules, &tunables);
         assert!(unlisted.seek_over && unlisted.candidates.is_empty());
+    }
+
+    #[test]
+    fn checks_that_run_out_end_on_the_clock_but_not_in_an_endless_search() {
+        let start = Instant::now();
+        let timed = SearchLimits::movetime(Duration::from_millis(100));
+        let mut clocked = RootVerifier::new(&timed, Some(Duration::from_millis(100)), start, 0.125);
+        clocked.ran_out();
+        assert!(clocked.escalated && !clocked.exhausted);
+        clocked.ran_out();
+        assert!(clocked.exhausted);
+        let mut limited = RootVerifier::new(&SearchLimits::nodes(1_000), None, start, 0.125);
+        limited.ran_out();
+        limited.ran_out();
+        assert!(limited.exhausted);
+        let endless = SearchLimits {
+            infinite: true,
+            ..SearchLimits::default()
+        };
+        let mut analysis = RootVerifier::new(&endless, None, start, 0.125);
+        for _ in 0..10 {
+            analysis.ran_out();
+        }
+        assert!(!analysis.exhausted);
+        assert_eq!(analysis.work, u64::MAX);
     }
 
     #[test]
