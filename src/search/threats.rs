@@ -144,6 +144,12 @@ pub struct ThreatChecker {
     resume_replies: Vec<ResumePoint>,
     spent: u64,
     budget: Option<ThreatBudget>,
+    /// Set for a checker of the defence search's crew
+    /// ([`RootVerifier::advance_on_pool`]): it works on one candidate at a
+    /// time, so it keeps one stopped listing of each kind instead of
+    /// [`KEPT_LISTINGS`], whose memos can take megabytes each; sixteen
+    /// members keeping four would be a lot of memory beside `Hash`.
+    crew_member: bool,
 }
 
 impl ThreatChecker {
@@ -164,12 +170,22 @@ impl ThreatChecker {
         self.spent = 0;
     }
 
+    /// How many stopped listings of each kind this checker keeps.
+    fn kept_listings(&self) -> usize {
+        if self.crew_member {
+            1
+        } else {
+            KEPT_LISTINGS
+        }
+    }
+
     /// A checker for another thread that starts from this one's remembered
     /// plans and refutations (its buffers and resume points start empty).
     fn seeded(&self) -> ThreatChecker {
         ThreatChecker {
             threats: self.threats.clone(),
             killers: self.killers.clone(),
+            crew_member: true,
             ..ThreatChecker::default()
         }
     }
@@ -428,9 +444,11 @@ impl ThreatChecker {
         let mut outer = std::mem::take(&mut self.outer);
         let mut stops = std::mem::take(&mut self.resume_turns);
         let deadline = self.budget.and_then(|budget| budget.deadline);
+        let kept = self.kept_listings();
         let search = first_listed(
             &mut outer,
             &mut stops,
+            kept,
             position,
             rules,
             deadline,
@@ -538,9 +556,11 @@ impl ThreatChecker {
         let mut stops = std::mem::take(&mut self.resume_replies);
         let deadline = self.budget.and_then(|budget| budget.deadline);
         let mover = position.side_to_move();
+        let kept = self.kept_listings();
         let search = first_listed(
             &mut inner,
             &mut stops,
+            kept,
             position,
             rules,
             deadline,
@@ -625,12 +645,13 @@ fn keys_on_pool(
 /// turn's result and outcome) accepts. The listing stops at that turn: the
 /// rest, often thousands, change nothing. When the test runs out of budget
 /// or the listing reaches `deadline`, `stops` records how many listed turns
-/// were rejected, and the listing itself (the most recent few), and the next
+/// were rejected, and the listing itself (the most recent `kept`), and the next
 /// search of the same position in `stops` goes on with that listing, or
 /// lists again and skips the rejected turns without testing them again.
 fn first_listed(
     enumerator: &mut TurnEnumerator,
     stops: &mut Vec<ResumePoint>,
+    kept: usize,
     position: &Position,
     rules: &Rules,
     deadline: Option<Instant>,
@@ -719,7 +740,7 @@ fn first_listed(
             },
         );
         stops.truncate(RESUME_POINTS);
-        for older in stops.iter_mut().skip(KEPT_LISTINGS) {
+        for older in stops.iter_mut().skip(kept) {
             older.listing = None;
         }
         return Err(OutOfBudget);
@@ -2174,6 +2195,40 @@ mod tests {
     }
 
     #[test]
+    fn a_crew_member_keeps_one_stopped_listing() {
+        let rules = Rules::STANDARD;
+        let (position, _) = threatened_and_lost(&rules);
+        let mut lister = ThreatChecker::default();
+        let turns = lister.candidates(&position, &rules, None, |results, _| {
+            Some(vec![0.0; results.len()])
+        });
+        let results: Vec<Position> = turns
+            .unwrap()
+            .turns
+            .into_iter()
+            .map(|(_, result)| result)
+            .collect();
+        // Checks of several positions, each stopped early, as a defence
+        // search's slices leave them.
+        let kept = |checker: &mut ThreatChecker| {
+            for result in results.iter().take(40) {
+                checker.reset_work();
+                let _ = checker.forced_win_in_two(result, &rules, ThreatBudget::work(300));
+            }
+            let stops = [&checker.resume_turns, &checker.resume_replies];
+            stops
+                .iter()
+                .map(|stops| stops.iter().filter(|stop| stop.listing.is_some()).count())
+                .max()
+                .unwrap()
+        };
+        let member = kept(&mut ThreatChecker::default().seeded());
+        let alone = kept(&mut ThreatChecker::default());
+        assert_eq!(member, 1);
+        assert_eq!(alone, KEPT_LISTINGS);
+    }
+
+    #[test]
     fn the_defence_search_on_a_pool_goes_on_across_slices_to_a_proven_defence() {
         let rules = Rules::STANDARD;
         let tunables = Tunables::default();
@@ -2208,6 +2263,7 @@ mod tests {
         }
         assert!(slices > 0, "the slices were not small");
         assert_eq!(verifier.crew.len(), 3);
+
         let found = &verifier.safe[0];
         let mut exact = ThreatChecker::default();
         let budget = ThreatBudget::work(50_000_000);
