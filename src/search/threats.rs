@@ -811,11 +811,59 @@ enum Verdict {
     Safe,
 }
 
+/// Decides the candidate defence whose result is `result` with `checker`:
+/// in the first pass, [`Verdict::Deferred`] if a remembered plan still
+/// threatens after it (most such turns are lost, and proving so lists
+/// every reply), else whether the opponent forces a win in two. `budget`
+/// gives each of the two checks its budget. `Err(deferring)` when the
+/// budget ran out, `deferring` telling whether it was during the first.
+fn decide(
+    checker: &mut ThreatChecker,
+    result: &Position,
+    rules: &Rules,
+    first_pass: bool,
+    budget: impl Fn(&ThreatChecker) -> ThreatBudget,
+) -> Result<Verdict, bool> {
+    if first_pass {
+        match checker.still_threatened(result, rules, budget(checker)) {
+            Some(true) => return Ok(Verdict::Deferred),
+            Some(false) => {}
+            None => return Err(true),
+        }
+    }
+    match checker.forced_win_in_two(result, rules, budget(checker)) {
+        Some(true) => Ok(Verdict::Refuted),
+        Some(false) => Ok(Verdict::Safe),
+        None => Err(false),
+    }
+}
+
+/// The items a round of [`decide_on_pool`] hands out, by claim: a range of
+/// candidate indices (the first pass) or a list of them (the deferred).
+#[derive(Clone, Copy)]
+enum Items<'a> {
+    Range(usize, usize),
+    List(&'a [usize]),
+}
+
+impl Items<'_> {
+    /// The candidate index of claim `claim`, if there is one.
+    fn get(self, claim: usize) -> Option<usize> {
+        match self {
+            Items::Range(start, end) => (claim < end - start).then_some(start + claim),
+            Items::List(list) => list.get(claim).copied(),
+        }
+    }
+
+    fn is_empty(self) -> bool {
+        self.get(0).is_none()
+    }
+}
+
 /// One thread's share of the defence search on a pool: its checker, whose
 /// resume points let a candidate that needs longer than a slice go on
 /// where it stopped, and that candidate (its index, and whether it is in
 /// the first pass).
-#[derive(Default)]
 struct CrewMember {
     checker: ThreatChecker,
     pending: Option<(usize, bool)>,
@@ -843,7 +891,7 @@ fn decide_on_pool(
     pool: &ThreadPool,
     members: &mut [CrewMember],
     candidates: &[(Vec<Action>, Position)],
-    items: &[usize],
+    items: Items,
     first_pass: bool,
     rules: &Rules,
     each: ThreatBudget,
@@ -868,37 +916,19 @@ fn decide_on_pool(
                         Some((index, in_first_pass)) => (usize::MAX, index, in_first_pass),
                         None => {
                             let claim = cursor.fetch_add(1, Ordering::Relaxed);
-                            let Some(&index) = items.get(claim) else {
+                            let Some(index) = items.get(claim) else {
                                 break;
                             };
                             claims += 1;
                             (claim, index, first_pass)
                         }
                     };
-                    let result = &candidates[index].1;
                     let remaining = |mine: &ThreatChecker| ThreatBudget {
                         work: each.work.saturating_sub(mine.work_spent()),
                         deadline: each.deadline,
                     };
-                    let threatened = if in_first_pass {
-                        let budget = remaining(mine);
-                        mine.still_threatened(result, rules, budget)
-                    } else {
-                        Some(false)
-                    };
-                    let verdict = match threatened {
-                        Some(true) => Some(Verdict::Deferred),
-                        None => None,
-                        Some(false) => {
-                            let budget = remaining(mine);
-                            match mine.forced_win_in_two(result, rules, budget) {
-                                Some(true) => Some(Verdict::Refuted),
-                                Some(false) => Some(Verdict::Safe),
-                                None => None,
-                            }
-                        }
-                    };
-                    let Some(verdict) = verdict else {
+                    let result = &candidates[index].1;
+                    let Ok(verdict) = decide(mine, result, rules, in_first_pass, remaining) else {
                         member.pending = Some((index, in_first_pass));
                         break;
                     };
@@ -1458,10 +1488,10 @@ impl RootVerifier {
         let mut decided = false;
         while self.safe.is_empty() {
             let first_pass = self.next_candidate < self.candidates.len();
-            let items: Vec<usize> = if first_pass {
-                (self.next_candidate..self.candidates.len()).collect()
+            let items = if first_pass {
+                Items::Range(self.next_candidate, self.candidates.len())
             } else {
-                self.deferred[self.next_deferred..].to_vec()
+                Items::List(&self.deferred[self.next_deferred..])
             };
             if items.is_empty() && self.crew.iter().all(|member| member.pending.is_none()) {
                 return Progress::Exhausted;
@@ -1486,7 +1516,7 @@ impl RootVerifier {
                 pool,
                 &mut self.crew,
                 &self.candidates,
-                &items,
+                items,
                 first_pass,
                 rules,
                 each,
@@ -1574,23 +1604,13 @@ impl RootVerifier {
                 return Progress::Exhausted;
             };
             let result = &self.candidates[index].1;
-            if first_pass {
-                match self.checker.still_threatened(result, rules, budget) {
-                    Some(true) => {
-                        self.deferred.push(index);
-                        self.next_candidate += 1;
-                        continue;
-                    }
-                    Some(false) => {}
-                    None => {
-                        return Progress::Stopped {
-                            needs_longer: false,
-                        }
-                    }
+            match decide(&mut self.checker, result, rules, first_pass, |_| budget) {
+                Ok(Verdict::Deferred) => {
+                    self.deferred.push(index);
+                    self.next_candidate += 1;
+                    continue;
                 }
-            }
-            match self.checker.forced_win_in_two(result, rules, budget) {
-                Some(true) => {
+                Ok(Verdict::Refuted) => {
                     self.refuted.push(self.candidates[index].0.clone());
                     if first_pass {
                         self.next_candidate += 1;
@@ -1598,10 +1618,10 @@ impl RootVerifier {
                         self.next_deferred += 1;
                     }
                 }
-                Some(false) => self.safe.push(self.candidates[index].0.clone()),
-                None => {
+                Ok(Verdict::Safe) => self.safe.push(self.candidates[index].0.clone()),
+                Err(deferring) => {
                     return Progress::Stopped {
-                        needs_longer: !decided,
+                        needs_longer: !deferring && !decided,
                     }
                 }
             }
