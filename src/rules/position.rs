@@ -893,6 +893,13 @@ impl Position {
         self.stored_pieces(slot).overpopulated_colours()
     }
 
+    /// The stars of the non-home slots, four bits a slot (0 for a free
+    /// slot): with the homes, all that decides where a discovery goes.
+    #[inline]
+    pub(crate) fn non_home_stars(&self) -> u64 {
+        self.other_stars
+    }
+
     /// The lowest free non-home slot, where the next discovery goes.
     pub fn free_slot(&self) -> Option<Slot> {
         (0..(SLOT_COUNT - HOME_SLOTS))
