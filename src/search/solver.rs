@@ -55,9 +55,9 @@ pub struct Solver {
     states: u64,
     limit: u64,
     exhausted: bool,
-    /// Positions where the front remembered win is known to win, by what
-    /// that win reads of them.
-    verified: Verified,
+    /// For each of the last few remembered wins, most recently used first,
+    /// the positions it is known to win from, by what it reads of them.
+    verified: Vec<Verified>,
 }
 
 impl Default for Solver {
@@ -70,7 +70,7 @@ impl Default for Solver {
             states: 0,
             limit: u64::MAX,
             exhausted: false,
-            verified: Verified::default(),
+            verified: Vec::new(),
         }
     }
 }
@@ -179,7 +179,7 @@ impl Solver {
         }
         if replay_first {
             let key = self.verified_key(position, rules);
-            if key.is_some_and(|key| self.verified.keys.contains(key)) {
+            if key.is_some_and(|key| self.verified[0].keys.contains(key)) {
                 // The call ends exactly as a successful replay of the front
                 // win would: one state, the win as the path.
                 self.states += 1;
@@ -187,9 +187,13 @@ impl Solver {
                 return true;
             }
             if self.replay_win(position, rules) {
-                match key.filter(|_| self.verified.win == self.wins[0]) {
-                    Some(key) => self.verified.insert(key),
-                    None => self.verified.record(&self.wins[0], rules, position),
+                match key.filter(|_| self.verified[0].win == self.wins[0]) {
+                    Some(key) => self.verified[0].insert(key),
+                    None => {
+                        self.verify_front(rules);
+                        let key = self.verified[0].key(position);
+                        self.verified[0].insert(key);
+                    }
                 }
                 return true;
             }
@@ -210,17 +214,41 @@ impl Solver {
         won
     }
 
-    /// The key of `position` in [`Verified`] when its win is the front
-    /// remembered win under `rules` (see [`Verified`]), so that a known key
-    /// means the front win wins from `position`.
-    fn verified_key(&self, position: &Position, rules: &Rules) -> Option<u64> {
+    /// The key of `position` in [`Verified`] when positions are known for
+    /// the front remembered win under `rules` (their [`Verified`] is then
+    /// moved to the front), so that a known key means the front win wins
+    /// from `position`.
+    fn verified_key(&mut self, position: &Position, rules: &Rules) -> Option<u64> {
         let win = self.wins.first()?;
-        let verified = &self.verified;
-        (position.turn_state() == TurnState::Start
-            && !verified.keys.is_empty()
-            && verified.rules == Some(*rules)
-            && verified.win == *win)
-            .then(|| verified.key(position))
+        if position.turn_state() != TurnState::Start {
+            return None;
+        }
+        let index = self
+            .verified
+            .iter()
+            .position(|verified| verified.rules == *rules && verified.win == *win)?;
+        self.verified[..=index].rotate_right(1);
+        let verified = &self.verified[0];
+        (!verified.keys.is_empty()).then(|| verified.key(position))
+    }
+
+    /// Puts the front remembered win's [`Verified`] in front, made if new:
+    /// a win that comes back to the front keeps what was known of it, since
+    /// the checks go back and forth between two or three wins while
+    /// refuting.
+    fn verify_front(&mut self, rules: &Rules) {
+        let win = &self.wins[0];
+        match self
+            .verified
+            .iter()
+            .position(|verified| verified.rules == *rules && verified.win == *win)
+        {
+            Some(index) => self.verified[..=index].rotate_right(1),
+            None => {
+                self.verified.insert(0, Verified::new(win, rules));
+                self.verified.truncate(REMEMBERED_WINS);
+            }
+        }
     }
 
     /// Whether a remembered winning turn still wins from `position` (a
@@ -314,9 +342,9 @@ const VERIFIED_POSITIONS: usize = 1 << 16;
 /// reply did not already (in the two-turn suite's slowest proofs, 64,000 to
 /// 102,000 replies have 6,000 to 16,000 keys), so the replay is skipped.
 struct Verified {
-    /// The win whose positions these are (the solver's front win).
+    /// The win whose positions these are.
     win: Vec<Action>,
-    rules: Option<Rules>,
+    rules: Rules,
     /// The slots the win acts on, moves into or leaves, with both homes.
     slots: Vec<Slot>,
     /// Whether the win takes pieces from the bank.
@@ -326,71 +354,48 @@ struct Verified {
     keys: HashSet64,
 }
 
-impl Default for Verified {
-    fn default() -> Verified {
+impl Verified {
+    /// No positions yet for `win` under `rules`.
+    fn new(win: &[Action], rules: &Rules) -> Verified {
+        let mut slots: Vec<Slot> = (0..HOME_SLOTS as Slot).collect();
+        let (mut bank, mut stars) = (false, false);
+        for &action in win {
+            match action {
+                Action::Move { from, to, .. } => slots.extend([from, to]),
+                Action::Discover { from, .. } => {
+                    slots.push(from);
+                    bank = true;
+                    stars = true;
+                }
+                Action::Build { system, .. } | Action::Trade { system, .. } => {
+                    slots.push(system);
+                    bank = true;
+                }
+                Action::Capture { system, .. }
+                | Action::Sacrifice { system, .. }
+                | Action::Catastrophe { system, .. } => slots.push(system),
+                Action::Homeworld { .. } | Action::Pass => {}
+            }
+        }
+        slots.sort_unstable();
+        slots.dedup();
         Verified {
-            win: Vec::new(),
-            rules: None,
-            slots: Vec::new(),
-            bank: false,
-            stars: false,
-            // Solvers are made often, most never proving a plan: the set
-            // grows only when used.
+            win: win.to_vec(),
+            rules: *rules,
+            slots,
+            bank,
+            stars,
+            // The set grows only as positions are added.
             keys: HashSet64::with_capacity(0),
         }
     }
-}
 
-impl Verified {
-    /// Remembers that `win` under `rules` won from `position`, forgetting
-    /// the positions of any other win.
-    fn record(&mut self, win: &[Action], rules: &Rules, position: &Position) {
-        if self.rules != Some(*rules) || self.win != win {
-            self.start(win, rules);
-        }
-        self.insert(self.key(position));
-    }
-
-    /// Adds a key of the current win's.
+    /// Adds a position's key.
     fn insert(&mut self, key: u64) {
         if self.keys.len() >= VERIFIED_POSITIONS {
             self.keys = HashSet64::with_capacity(0);
         }
         self.keys.insert(key);
-    }
-
-    fn start(&mut self, win: &[Action], rules: &Rules) {
-        self.win.clear();
-        self.win.extend_from_slice(win);
-        self.rules = Some(*rules);
-        // A new set rather than a cleared one: the checks change wins often
-        // while refuting, and sweeping a set grown for a long proof each
-        // time would cost more than the replays it saves.
-        self.keys = HashSet64::with_capacity(0);
-        self.slots.clear();
-        self.slots.extend(0..HOME_SLOTS as Slot);
-        self.bank = false;
-        self.stars = false;
-        for &action in win {
-            match action {
-                Action::Move { from, to, .. } => self.slots.extend([from, to]),
-                Action::Discover { from, .. } => {
-                    self.slots.push(from);
-                    self.bank = true;
-                    self.stars = true;
-                }
-                Action::Build { system, .. } | Action::Trade { system, .. } => {
-                    self.slots.push(system);
-                    self.bank = true;
-                }
-                Action::Capture { system, .. }
-                | Action::Sacrifice { system, .. }
-                | Action::Catastrophe { system, .. } => self.slots.push(system),
-                Action::Homeworld { .. } | Action::Pass => {}
-            }
-        }
-        self.slots.sort_unstable();
-        self.slots.dedup();
     }
 
     /// The key of what the win reads of `position`.
@@ -1249,9 +1254,9 @@ mod tests {
             known += usize::from(
                 remembering
                     .verified_key(result, rules)
-                    .is_some_and(|key| remembering.verified.keys.contains(key)),
+                    .is_some_and(|key| remembering.verified[0].keys.contains(key)),
             );
-            replaying.verified = Verified::default();
+            replaying.verified.clear();
             let answer = remembering.can_win_limited_expected(result, rules, u64::MAX);
             let replayed = replaying.can_win_limited_expected(result, rules, u64::MAX);
             assert_eq!(answer, replayed, "turn {index}");
@@ -1262,7 +1267,7 @@ mod tests {
                 assert_eq!(answer, Some(brute_force(result, rules)), "turn {index}");
             }
         }
-        (wins, known, remembering.verified)
+        (wins, known, remembering.verified.swap_remove(0))
     }
 
     #[test]
