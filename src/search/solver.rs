@@ -45,7 +45,10 @@ const REMEMBERED_WINS: usize = 4;
 /// that differ in ways a win does not depend on (every turn of the side in
 /// check, every reply to a threat), and a win that still works costs a few
 /// action checks instead of a search. A replayed win is as exact as a found
-/// one; the answers depend only on the order of calls.
+/// one; the answers depend only on the order of calls. Where the win is
+/// known to win from a position that agrees with this one on everything it
+/// reads (`Verified`), not even the replay is made, with the same answer
+/// and the same states counted.
 pub struct Solver {
     visited: VisitedSet,
     path: Vec<Action>,
