@@ -342,7 +342,7 @@ const VERIFIED_POSITIONS: usize = 1 << 16;
 /// wins after each of tens of thousands of replies, and nearly every reply
 /// leaves the win standing. Replaying it costs about as much as listing the
 /// reply; most replies change nothing the win reads in a way that another
-/// reply did not already (in the two-turn suite's slowest proofs, 64,000 to
+/// reply did not already (in the two-turn suite's slowest proofs, 45,000 to
 /// 102,000 replies have 6,000 to 16,000 keys), so the replay is skipped.
 struct Verified {
     /// The win whose positions these are.
