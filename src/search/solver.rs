@@ -326,8 +326,11 @@ impl Solver {
     }
 }
 
-/// The most positions [`Verified`] keeps for one win before starting over.
-const VERIFIED_POSITIONS: usize = 1 << 16;
+/// The most positions [`Verified`] keeps for one win before starting over:
+/// the slowest suite proofs need 6,000 to 16,000, and the bound keeps a
+/// solver's sets within about a megabyte in all (four wins, 256 KB each),
+/// since a defence search on sixteen threads has a solver on each.
+const VERIFIED_POSITIONS: usize = 1 << 14;
 
 /// The positions where one remembered win was replayed and won, each kept
 /// as a key over only what the win reads: the systems it acts on or moves
