@@ -190,14 +190,17 @@ impl Solver {
                 return true;
             }
             if self.replay_win(position, rules) {
-                match key.filter(|_| self.verified[0].win == self.wins[0]) {
-                    Some(key) => self.verified[0].insert(key),
-                    None => {
-                        self.verify_front(rules);
-                        let key = self.verified[0].key(position);
-                        self.verified[0].insert(key);
-                    }
+                // The key was worked out for the front win before the
+                // replay; another win may have won and come to the front.
+                let same = key.is_some() && self.verified[0].win == self.wins[0];
+                if !same {
+                    self.verify_front(rules, true);
                 }
+                let verified = &mut self.verified[0];
+                let key = key
+                    .filter(|_| same)
+                    .unwrap_or_else(|| verified.key(position));
+                verified.insert(key);
                 return true;
             }
         }
@@ -222,36 +225,34 @@ impl Solver {
     /// moved to the front), so that a known key means the front win wins
     /// from `position`.
     fn verified_key(&mut self, position: &Position, rules: &Rules) -> Option<u64> {
-        let win = self.wins.first()?;
-        if position.turn_state() != TurnState::Start {
+        if position.turn_state() != TurnState::Start || !self.verify_front(rules, false) {
             return None;
         }
-        let index = self
-            .verified
-            .iter()
-            .position(|verified| verified.rules == *rules && verified.win == *win)?;
-        self.verified[..=index].rotate_right(1);
         let verified = &self.verified[0];
         (!verified.keys.is_empty()).then(|| verified.key(position))
     }
 
-    /// Puts the front remembered win's [`Verified`] in front, made if new:
-    /// a win that comes back to the front keeps what was known of it, since
-    /// the checks go back and forth between two or three wins while
-    /// refuting.
-    fn verify_front(&mut self, rules: &Rules) {
-        let win = &self.wins[0];
+    /// Puts the front remembered win's [`Verified`] in front, made if new
+    /// and `make`; whether there is one. A win that comes back to the front
+    /// keeps what was known of it, since the checks go back and forth
+    /// between two or three wins while refuting.
+    fn verify_front(&mut self, rules: &Rules, make: bool) -> bool {
+        let Some(win) = self.wins.first() else {
+            return false;
+        };
         match self
             .verified
             .iter()
             .position(|verified| verified.rules == *rules && verified.win == *win)
         {
             Some(index) => self.verified[..=index].rotate_right(1),
-            None => {
+            None if make => {
                 self.verified.insert(0, Verified::new(win, rules));
                 self.verified.truncate(REMEMBERED_WINS);
             }
+            None => return false,
         }
+        true
     }
 
     /// Whether a remembered winning turn still wins from `position` (a
