@@ -61,6 +61,11 @@ pub struct Solver {
     /// For each of the last few remembered wins, most recently used first,
     /// the positions it is known to win from, by what it reads of them.
     verified: Vec<Verified>,
+    /// Whether `verified[0]` is known to be the front win's, so that the
+    /// check before each of tens of thousands of replies in a proof need
+    /// not compare the win action by action (a tenth of a proof's
+    /// instructions). Cleared whenever another win comes to the front.
+    front_verified: bool,
 }
 
 impl Default for Solver {
@@ -74,6 +79,7 @@ impl Default for Solver {
             limit: u64::MAX,
             exhausted: false,
             verified: Vec::new(),
+            front_verified: false,
         }
     }
 }
@@ -192,7 +198,7 @@ impl Solver {
             if self.replay_win(position, rules) {
                 // The key was worked out for the front win before the
                 // replay; another win may have won and come to the front.
-                let same = key.is_some() && self.verified[0].win == self.wins[0];
+                let same = key.is_some() && self.front_verified;
                 if !same {
                     self.verify_front(rules, true);
                 }
@@ -216,6 +222,7 @@ impl Solver {
         if won && position.turn_state() == TurnState::Start {
             self.wins.insert(0, self.path.clone());
             self.wins.truncate(REMEMBERED_WINS);
+            self.front_verified = false;
         }
         won
     }
@@ -237,6 +244,9 @@ impl Solver {
     /// keeps what was known of it, since the checks go back and forth
     /// between two or three wins while refuting.
     fn verify_front(&mut self, rules: &Rules, make: bool) -> bool {
+        if self.front_verified && self.verified[0].rules == *rules {
+            return true;
+        }
         let Some(win) = self.wins.first() else {
             return false;
         };
@@ -252,6 +262,7 @@ impl Solver {
             }
             None => return false,
         }
+        self.front_verified = true;
         true
     }
 
@@ -270,6 +281,7 @@ impl Solver {
                 .all(|&action| replay.try_apply(rules, action).is_ok());
             if legal && replay.end_turn(rules) == Ok(Outcome::Win(mover)) {
                 let win = self.wins.remove(index);
+                self.front_verified &= index == 0;
                 self.path.clear();
                 self.path.extend_from_slice(&win);
                 self.wins.insert(0, win);
@@ -407,24 +419,33 @@ impl Verified {
 
     /// The key of what the win reads of `position`.
     fn key(&self, position: &Position) -> u64 {
-        let mut key = mix(0, position.side_to_move().index() as u64);
+        let mut key = step(0, position.side_to_move().index() as u64);
         for &slot in &self.slots {
-            key = mix(key, position.slot_word(slot));
+            key = step(key, position.slot_word(slot));
         }
         if self.bank {
-            key = mix(key, position.bank().0 as u64);
+            key = step(key, position.bank().0 as u64);
         }
         if self.stars {
-            key = mix(key, position.non_home_stars());
+            key = step(key, position.non_home_stars());
         }
-        key
+        finish(key)
     }
 }
 
-/// One step of a 64-bit hash over words: splitmix64's finaliser on the key
-/// so far, rotated, with the word mixed in.
-fn mix(key: u64, word: u64) -> u64 {
-    let mut z = key.rotate_left(23) ^ word;
+/// One step of a 64-bit hash over words: the word mixed in, then a
+/// multiply and an xor-shift, both invertible, so that two keys that differ
+/// in one word always differ; [`finish`] spreads the bits at the end. Half
+/// the work of a full finaliser a word, which counted, since a proof keys
+/// every one of tens of thousands of replies.
+fn step(key: u64, word: u64) -> u64 {
+    let z = (key ^ word).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z ^ (z >> 29)
+}
+
+/// The end of a key: splitmix64's finaliser.
+fn finish(key: u64) -> u64 {
+    let mut z = key;
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
@@ -1264,6 +1285,7 @@ mod tests {
                     .is_some_and(|key| remembering.verified[0].keys.contains(key)),
             );
             replaying.verified.clear();
+            replaying.front_verified = false;
             let answer = remembering.can_win_limited_expected(result, rules, u64::MAX);
             let replayed = replaying.can_win_limited_expected(result, rules, u64::MAX);
             assert_eq!(answer, replayed, "turn {index}");
