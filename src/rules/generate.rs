@@ -83,6 +83,15 @@ struct Context {
     occupied: [Slot; SLOT_COUNT],
     occupied_count: usize,
     has_free_slot: bool,
+    /// Each slot's star sizes ([`System::size_mask`]).
+    sizes: [u8; SLOT_COUNT],
+    /// For each occupied non-home slot, how many earlier occupied non-home
+    /// slots hold an identical system (0, 1, or 2 for two or more), and
+    /// the first of them: what the identical-system rule (rules.md E3)
+    /// asks of a move's destination, worked out once a state instead of
+    /// once an origin ([`YellowTargets::of`]).
+    twins: [u8; SLOT_COUNT],
+    first_twin: [Slot; SLOT_COUNT],
 }
 
 impl Context {
@@ -91,10 +100,25 @@ impl Context {
         let mut occupied = [0; SLOT_COUNT];
         let mut occupied_count = 0;
         let mut used = PieceSet::EMPTY;
+        let mut sizes = [0; SLOT_COUNT];
+        let mut twins = [0; SLOT_COUNT];
+        let mut first_twin = [0; SLOT_COUNT];
         for slot in 0..SLOT_COUNT as Slot {
             let system = position.system(slot);
             systems[slot as usize] = system;
             if system.exists() {
+                let index = slot as usize;
+                if index >= HOME_SLOTS {
+                    for &earlier in &occupied[..occupied_count] {
+                        if earlier as usize >= HOME_SLOTS && systems[earlier as usize] == system {
+                            if twins[index] == 0 {
+                                first_twin[index] = earlier;
+                            }
+                            twins[index] = (twins[index] + 1).min(2);
+                        }
+                    }
+                }
+                sizes[index] = system.size_mask();
                 occupied[occupied_count] = slot;
                 occupied_count += 1;
                 used = used.plus(system.pieces());
@@ -108,6 +132,9 @@ impl Context {
             has_free_slot: occupied_count
                 - (0..HOME_SLOTS).filter(|&h| systems[h].exists()).count()
                 < SLOT_COUNT - HOME_SLOTS,
+            sizes,
+            twins,
+            first_twin,
         }
     }
 
@@ -309,30 +336,22 @@ pub(crate) struct YellowTargets {
 
 impl YellowTargets {
     fn of(context: &Context, slot: Slot) -> YellowTargets {
-        let system = context.systems[slot as usize];
-        let sizes = system.size_mask();
+        let sizes = context.sizes[slot as usize];
         let mut targets = YellowTargets {
             destinations: [0; SLOT_COUNT],
             destination_count: 0,
             stars: [Piece::ALL[0]; Piece::COUNT],
             star_count: 0,
         };
-        let occupied = context.occupied();
-        for (index, &to) in occupied.iter().enumerate() {
-            if to == slot {
+        for &to in context.occupied() {
+            let index = to as usize;
+            if to == slot || context.sizes[index] & sizes != 0 {
                 continue;
             }
-            let target = context.systems[to as usize];
-            if target.size_mask() & sizes != 0 {
-                continue;
-            }
-            if to as usize >= HOME_SLOTS
-                && occupied[..index].iter().any(|&earlier| {
-                    earlier as usize >= HOME_SLOTS
-                        && earlier != slot
-                        && context.systems[earlier as usize] == target
-                })
-            {
+            // An earlier identical system other than the origin takes the
+            // move instead (E3).
+            let twins = context.twins[index];
+            if twins >= 2 || (twins == 1 && context.first_twin[index] != slot) {
                 continue;
             }
             targets.destinations[targets.destination_count] = to;
