@@ -566,6 +566,40 @@ pub(crate) struct LastYellowSteps {
     guard_home: bool,
 }
 
+/// What a ship's arrival adds to the key of a last yellow step
+/// ([`LastYellowSteps::move_key`]), by destination slot and ship type,
+/// worked out at the first step of a state that needs it: it does not
+/// depend on the origin, and a state's steps bring the same ship types to
+/// the same systems from several origins. An enumerator keeps one and
+/// clears it for each state (the bits only: `arrivals` is read only where
+/// `arrived` has the bit), so that nothing is zeroed or copied a state.
+pub(crate) struct ArrivalCache {
+    arrivals: [[u64; Piece::COUNT]; SLOT_COUNT],
+    /// By slot, a bit for each ship type whose arrival is in `arrivals`
+    /// or in `crowded`.
+    arrived: [u16; SLOT_COUNT],
+    /// By slot, a bit for each ship type whose arrival overpopulates.
+    crowded: [u16; SLOT_COUNT],
+}
+
+impl Default for ArrivalCache {
+    fn default() -> ArrivalCache {
+        ArrivalCache {
+            arrivals: [[0; Piece::COUNT]; SLOT_COUNT],
+            arrived: [0; SLOT_COUNT],
+            crowded: [0; SLOT_COUNT],
+        }
+    }
+}
+
+impl ArrivalCache {
+    /// Forgets the arrivals of the state before.
+    pub(crate) fn clear(&mut self) {
+        self.arrived = [0; SLOT_COUNT];
+        self.crowded = [0; SLOT_COUNT];
+    }
+}
+
 impl LastYellowSteps {
     /// One ship of type `ship` of the mover, in a slot word's fleet fields.
     #[inline]
@@ -603,20 +637,27 @@ impl LastYellowSteps {
     #[inline]
     pub(crate) fn move_key(
         &self,
+        cache: &mut ArrivalCache,
         position: &Position,
         leaving: u64,
         to: Slot,
         ship: Piece,
     ) -> Option<u64> {
-        let arrival = position.stored_word(to) + self.unit(ship);
-        if word_pieces(arrival).overpopulated_colours() != 0 {
+        let (slot, bit) = (to as usize, 1u16 << ship.index());
+        if cache.arrived[slot] & bit == 0 {
+            cache.arrived[slot] |= bit;
+            let arrival = position.stored_word(to) + self.unit(ship);
+            if word_pieces(arrival).overpopulated_colours() != 0 {
+                cache.crowded[slot] |= bit;
+            } else {
+                cache.arrivals[slot][ship.index()] =
+                    word_hash(to, arrival).wrapping_sub(self.slot_hashes[slot]);
+            }
+        }
+        if cache.crowded[slot] & bit != 0 {
             return None;
         }
-        Some(
-            leaving
-                .wrapping_sub(self.slot_hashes[to as usize])
-                .wrapping_add(word_hash(to, arrival)),
-        )
+        Some(leaving.wrapping_add(cache.arrivals[slot][ship.index()]))
     }
 
     /// The key of the result of the ship discovering `star`, as

@@ -40,7 +40,8 @@
 use std::time::Instant;
 
 use super::position::{
-    Action, LastYellowSteps, Outcome, Patch, Position, Slot, TurnState, HOME_SLOTS, SLOT_COUNT,
+    Action, ArrivalCache, LastYellowSteps, Outcome, Patch, Position, Slot, TurnState, HOME_SLOTS,
+    SLOT_COUNT,
 };
 use super::profile::{Rules, SelfElimination};
 
@@ -214,6 +215,8 @@ pub struct TurnEnumerator {
     /// fully expanded: the states on the walk's path when it stopped, and
     /// the child it was about to enter. A resumed walk enters them again.
     unfinished: Vec<u64>,
+    /// See [`ArrivalCache`]: one for the whole walk, cleared a state.
+    arrivals: ArrivalCache,
 }
 
 /// What one pending action leads to, worked out for all the actions of a
@@ -493,6 +496,7 @@ impl TurnEnumerator {
             actions: &mut self.actions,
             children: &mut self.children,
             unfinished: &mut self.unfinished,
+            arrivals: &mut self.arrivals,
             path: Vec::with_capacity(16),
         };
         walk.explore(position, None, None, visit);
@@ -560,6 +564,8 @@ struct Walk<'a> {
     children: &'a mut Vec<Child>,
     /// See [`TurnEnumerator`]'s field.
     unfinished: &'a mut Vec<u64>,
+    /// See [`TurnEnumerator`]'s field.
+    arrivals: &'a mut ArrivalCache,
     path: Vec<Action>,
 }
 
@@ -764,41 +770,46 @@ impl Walk<'_> {
     /// or that removes the mover's home, goes the general way.
     fn list_last_steps(&mut self, position: &Position, here: &Here, steps: &LastYellowSteps) {
         let rules = self.rules;
-        let focus = self.focus;
+        self.arrivals.clear();
         position.for_each_yellow_origin(|from, own, targets| {
             for ship in own.types() {
                 let leaving = steps.leaving(position, rules, from, ship);
-                let moves = targets.destinations().iter().map(|&to| {
-                    let key =
-                        leaving.and_then(|leaving| steps.move_key(position, leaving, to, ship));
-                    (Action::Move { from, to, ship }, key)
-                });
-                let discoveries = targets.stars().iter().map(|&star| {
+                for &to in targets.destinations() {
+                    let key = leaving.and_then(|leaving| {
+                        steps.move_key(&mut self.arrivals, position, leaving, to, ship)
+                    });
+                    self.last_step(position, here, Action::Move { from, to, ship }, key);
+                }
+                for &star in targets.stars() {
                     let key = leaving.and_then(|leaving| steps.discovery_key(leaving, ship, star));
-                    (Action::Discover { from, ship, star }, key)
-                });
-                for (action, key) in moves.chain(discoveries) {
-                    if focus.is_some_and(|focus| !focus.takes(action)) {
-                        continue;
-                    }
-                    self.actions.push(action);
-                    match key {
-                        Some(key) => {
-                            self.results.prefetch(key);
-                            self.children.push(Child {
-                                patch: Patch::default(),
-                                key,
-                                kind: ChildKind::Step,
-                            });
-                        }
-                        None => {
-                            let child = self.child(position, here, action, None);
-                            self.children.push(child);
-                        }
-                    }
+                    self.last_step(position, here, Action::Discover { from, ship, star }, key);
                 }
             }
         });
+    }
+
+    /// One child of [`Walk::list_last_steps`]: keyed from the slot words
+    /// where `key` is known, the general way otherwise.
+    #[inline]
+    fn last_step(&mut self, position: &Position, here: &Here, action: Action, key: Option<u64>) {
+        if self.focus.is_some_and(|focus| !focus.takes(action)) {
+            return;
+        }
+        self.actions.push(action);
+        match key {
+            Some(key) => {
+                self.results.prefetch(key);
+                self.children.push(Child {
+                    patch: Patch::default(),
+                    key,
+                    kind: ChildKind::Step,
+                });
+            }
+            None => {
+                let child = self.child(position, here, action, None);
+                self.children.push(child);
+            }
+        }
     }
 
     /// What `action` from `position` leads to, in general (see
