@@ -776,7 +776,7 @@ impl Walk<'_> {
                 let leaving = steps.leaving(position, rules, from, ship);
                 for &to in targets.destinations() {
                     let key = leaving.and_then(|leaving| {
-                        steps.move_key(&mut self.arrivals, position, leaving, to, ship)
+                        steps.move_key(self.arrivals, position, leaving, to, ship)
                     });
                     self.last_step(position, here, Action::Move { from, to, ship }, key);
                 }
