@@ -544,14 +544,15 @@ impl Patch {
     }
 }
 
-/// The result keys of a turn's last yellow steps, worked out from the slot
-/// words alone. Why: in a yellow sacrifice most of a listing is its last
-/// step, and most of those steps repeat a result already listed, so an
-/// enumerator that needs only the key to tell (see `TurnEnumerator`) should
-/// not pay for a whole [`Patch`] per step. Made by
-/// [`Position::last_yellow_steps`]; a step's key is the sum of what its
-/// ship's leaving adds ([`LastYellowSteps::leaving`], once per ship) and
-/// what its arrival adds.
+/// The result keys and patches of a turn's last yellow steps, worked out
+/// from the slot words alone. Why: in a yellow sacrifice most of a listing
+/// is its last step, and most of those steps repeat a result already
+/// listed, so an enumerator that needs only the key to tell (see
+/// `TurnEnumerator`) should not pay for the general [`Position::patch`]
+/// per step. Made by [`Position::last_yellow_steps`]; a step's key is the
+/// sum of what its ship's leaving adds ([`LastYellowSteps::leaving`], once
+/// per ship) and what its arrival adds, and its patch writes the same two
+/// words.
 pub(crate) struct LastYellowSteps {
     /// The mover's index, for the piece units of the fleet fields.
     me: usize,
@@ -564,6 +565,20 @@ pub(crate) struct LastYellowSteps {
     /// Whether a step that removes the mover's home is left to the general
     /// path, which refuses it (a forbidden self-elimination).
     guard_home: bool,
+    /// The meta word after a step, before the end of the turn: what every
+    /// step's patch carries.
+    stepped: u16,
+}
+
+/// A ship of one type leaving one slot in a last yellow step
+/// ([`LastYellowSteps::leaving`]), shared by all the steps it takes.
+#[derive(Clone, Copy)]
+pub(crate) struct Leaving {
+    from: Slot,
+    /// The origin's word after the ship left (zero if the system faded).
+    word: u64,
+    /// What the leaving adds to the result key.
+    key: u64,
 }
 
 /// What a ship's arrival adds to the key of a last yellow step
@@ -575,6 +590,8 @@ pub(crate) struct LastYellowSteps {
 /// `arrived` has the bit), so that nothing is zeroed or copied a state.
 pub(crate) struct ArrivalCache {
     arrivals: [[u64; Piece::COUNT]; SLOT_COUNT],
+    /// The destination's word after the arrival, beside `arrivals`.
+    words: [[u64; Piece::COUNT]; SLOT_COUNT],
     /// By slot, a bit for each ship type whose arrival is in `arrivals`
     /// or in `crowded`.
     arrived: [u16; SLOT_COUNT],
@@ -586,6 +603,7 @@ impl Default for ArrivalCache {
     fn default() -> ArrivalCache {
         ArrivalCache {
             arrivals: [[0; Piece::COUNT]; SLOT_COUNT],
+            words: [[0; Piece::COUNT]; SLOT_COUNT],
             arrived: [0; SLOT_COUNT],
             crowded: [0; SLOT_COUNT],
         }
@@ -607,9 +625,9 @@ impl LastYellowSteps {
         1u64 << (2 * ship.index() + 24 * self.me)
     }
 
-    /// What a ship of type `ship` leaving `from` adds to the key of every
-    /// step it takes; `None` when that step removes the mover's home while
-    /// `guard_home` (the general path refuses it).
+    /// A ship of type `ship` leaving `from`, for every step it takes;
+    /// `None` when that step removes the mover's home while `guard_home`
+    /// (the general path refuses it).
     #[inline]
     pub(crate) fn leaving(
         &self,
@@ -617,32 +635,35 @@ impl LastYellowSteps {
         rules: &Rules,
         from: Slot,
         ship: Piece,
-    ) -> Option<u64> {
-        let origin = settled(rules, from, position.stored_word(from) - self.unit(ship));
-        if self.guard_home && from as usize == self.me && origin >> 48 == 0 {
+    ) -> Option<Leaving> {
+        let word = settled(rules, from, position.stored_word(from) - self.unit(ship));
+        if self.guard_home && from as usize == self.me && word >> 48 == 0 {
             return None;
         }
-        Some(
-            self.base
+        Some(Leaving {
+            from,
+            word,
+            key: self
+                .base
                 .wrapping_sub(self.slot_hashes[from as usize])
-                .wrapping_add(word_hash(from, origin)),
-        )
+                .wrapping_add(word_hash(from, word)),
+        })
     }
 
-    /// The key of the result of moving the ship (whose
-    /// [`LastYellowSteps::leaving`] is `leaving`) to `to`: the hash after
-    /// the move and the end of the turn, what [`Patch::hash_after_end`]
-    /// gives. `None` when the arrival overpopulates `to`, since a
-    /// catastrophe may then follow.
+    /// The key of the result of moving the ship that is `leaving` to `to`
+    /// (the hash after the move and the end of the turn, what
+    /// [`Patch::hash_after_end`] gives), with the move's patch, the one
+    /// [`Position::patch`] makes. `None` when the arrival overpopulates
+    /// `to`, since a catastrophe may then follow.
     #[inline]
-    pub(crate) fn move_key(
+    pub(crate) fn move_step(
         &self,
         cache: &mut ArrivalCache,
         position: &Position,
-        leaving: u64,
+        leaving: Leaving,
         to: Slot,
         ship: Piece,
-    ) -> Option<u64> {
+    ) -> Option<(u64, Patch)> {
         let (slot, bit) = (to as usize, 1u16 << ship.index());
         if cache.arrived[slot] & bit == 0 {
             cache.arrived[slot] |= bit;
@@ -652,26 +673,48 @@ impl LastYellowSteps {
             } else {
                 cache.arrivals[slot][ship.index()] =
                     word_hash(to, arrival).wrapping_sub(self.slot_hashes[slot]);
+                cache.words[slot][ship.index()] = arrival;
             }
         }
         if cache.crowded[slot] & bit != 0 {
             return None;
         }
-        Some(leaving.wrapping_add(cache.arrivals[slot][ship.index()]))
+        Some((
+            leaving.key.wrapping_add(cache.arrivals[slot][ship.index()]),
+            self.patch(leaving, to, cache.words[slot][ship.index()]),
+        ))
     }
 
-    /// The key of the result of the ship discovering `star`, as
-    /// [`LastYellowSteps::move_key`]; `None` without a free slot.
+    /// The key and patch of the ship that is `leaving` discovering `star`,
+    /// as [`LastYellowSteps::move_step`]; `None` without a free slot.
     #[inline]
-    pub(crate) fn discovery_key(&self, leaving: u64, ship: Piece, star: Piece) -> Option<u64> {
+    pub(crate) fn discovery_step(
+        &self,
+        leaving: Leaving,
+        ship: Piece,
+        star: Piece,
+    ) -> Option<(u64, Patch)> {
         let slot = self.free_slot?;
         let word = self.unit(ship) | (star.index() as u64 + 1) << 48;
         // A new system holds two pieces: never overpopulated.
-        Some(
+        Some((
             leaving
+                .key
                 .wrapping_sub(self.slot_hashes[slot as usize])
                 .wrapping_add(word_hash(slot, word)),
-        )
+            self.patch(leaving, slot, word),
+        ))
+    }
+
+    /// A step's patch: the origin's word and the destination's, in that
+    /// order, as [`Position::patch`] writes them.
+    #[inline]
+    fn patch(&self, leaving: Leaving, to: Slot, word: u64) -> Patch {
+        Patch {
+            writes: [(leaving.from, leaving.word), (to, word)],
+            len: 2,
+            meta: self.stepped,
+        }
     }
 }
 
@@ -1316,6 +1359,7 @@ impl Position {
             slot_hashes: *slot_hashes,
             free_slot: self.free_slot(),
             guard_home,
+            stepped,
         })
     }
 

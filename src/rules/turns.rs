@@ -24,10 +24,10 @@
 //! the turn, and most of those repeat a result already listed. In such a
 //! state the enumerator keys each step from the slot words alone
 //! (`LastYellowSteps`: what the ship's leaving adds, once per ship, plus
-//! what its arrival adds) straight from the generator's per-slot target
-//! lists, and works out the step's patch only when its result is new. The
-//! commuting-step rule is not used there: its check needs the patch, and a
-//! prefetched lookup costs less.
+//! what its arrival adds, once per destination and ship type) straight
+//! from the generator's per-slot target lists, and writes the step's patch
+//! from the same two words, without the general `Position::patch`. The
+//! commuting-step rule is not used there: a prefetched lookup costs less.
 //!
 //! # Attack-first order
 //! A search that stops at the first turn of a kind (a plan against the
@@ -322,9 +322,6 @@ enum ChildKind {
     Pruned,
     /// Nothing can follow but the end of the turn.
     Leaf,
-    /// A leaf keyed without its patch (see `LastYellowSteps`): the patch
-    /// is worked out only if the result is new.
-    Step,
     /// More actions may follow.
     Inner,
 }
@@ -673,17 +670,17 @@ impl Walk<'_> {
             let Child { patch, key, kind } = self.children[index];
             match kind {
                 ChildKind::Pruned => {}
-                ChildKind::Leaf | ChildKind::Step => {
+                ChildKind::Leaf => {
                     // Most leaves repeat a known result: look it up by key
                     // before paying for a copy.
                     if self.known(key) {
                         continue;
                     }
-                    let patch = if kind == ChildKind::Step {
-                        position.patch(self.rules, self.actions[index])
-                    } else {
-                        patch
-                    };
+                    debug_assert_eq!(
+                        patch,
+                        position.patch(self.rules, self.actions[index]),
+                        "a leaf's patch is its action's"
+                    );
                     debug_assert_eq!(
                         key,
                         patch.hash_after_end(position.patched_hash(&patch)),
@@ -763,11 +760,11 @@ impl Walk<'_> {
     }
 
     /// Lists the children of `position`, the last action of a yellow
-    /// sacrifice, in the generator's order, keying each leaf from the slot
-    /// words ([`LastYellowSteps`]) and leaving its patch for a new result.
-    /// Lookups are cheap enough here that the commuting-step rule would
-    /// not pay for the patch it needs. A step whose arrival overpopulates,
-    /// or that removes the mover's home, goes the general way.
+    /// sacrifice, in the generator's order, keying each leaf and writing
+    /// its patch from the slot words ([`LastYellowSteps`]). Lookups are
+    /// cheap enough here that the commuting-step rule would not pay for
+    /// its checks. A step whose arrival overpopulates, or that removes the
+    /// mover's home, goes the general way.
     fn list_last_steps(&mut self, position: &Position, here: &Here, steps: &LastYellowSteps) {
         let rules = self.rules;
         self.arrivals.clear();
@@ -775,34 +772,42 @@ impl Walk<'_> {
             for ship in own.types() {
                 let leaving = steps.leaving(position, rules, from, ship);
                 for &to in targets.destinations() {
-                    let key = leaving.and_then(|leaving| {
-                        steps.move_key(self.arrivals, position, leaving, to, ship)
+                    let step = leaving.and_then(|leaving| {
+                        steps.move_step(self.arrivals, position, leaving, to, ship)
                     });
-                    self.last_step(position, here, Action::Move { from, to, ship }, key);
+                    self.last_step(position, here, Action::Move { from, to, ship }, step);
                 }
                 for &star in targets.stars() {
-                    let key = leaving.and_then(|leaving| steps.discovery_key(leaving, ship, star));
-                    self.last_step(position, here, Action::Discover { from, ship, star }, key);
+                    let step =
+                        leaving.and_then(|leaving| steps.discovery_step(leaving, ship, star));
+                    self.last_step(position, here, Action::Discover { from, ship, star }, step);
                 }
             }
         });
     }
 
-    /// One child of [`Walk::list_last_steps`]: keyed from the slot words
-    /// where `key` is known, the general way otherwise.
+    /// One child of [`Walk::list_last_steps`]: a leaf keyed from the slot
+    /// words where `step` gives its key and patch, the general way
+    /// otherwise.
     #[inline]
-    fn last_step(&mut self, position: &Position, here: &Here, action: Action, key: Option<u64>) {
+    fn last_step(
+        &mut self,
+        position: &Position,
+        here: &Here,
+        action: Action,
+        step: Option<(u64, Patch)>,
+    ) {
         if self.focus.is_some_and(|focus| !focus.takes(action)) {
             return;
         }
         self.actions.push(action);
-        match key {
-            Some(key) => {
+        match step {
+            Some((key, patch)) => {
                 self.results.prefetch(key);
                 self.children.push(Child {
-                    patch: Patch::default(),
+                    patch,
                     key,
-                    kind: ChildKind::Step,
+                    kind: ChildKind::Leaf,
                 });
             }
             None => {
