@@ -859,9 +859,11 @@ fn yellow_covers(position: &Position, mover: Player, budget: u32) -> Covers {
         return floor;
     }
     let target_sizes = possible_sizes(target, true, budget);
-    // Own ships outside the target, by colour: (one jump, farther).
-    let mut near = [0u32; 4];
-    let mut far = [0u32; 4];
+    // Own ships outside the target: those one jump away and the farther
+    // ones, each summed as one set (every piece type has three pieces in
+    // all, so the sums cannot overflow), counted by colour at the end.
+    let mut near = PieceSet::EMPTY;
+    let mut far = PieceSet::EMPTY;
     for slot in 0..SLOT_COUNT as Slot {
         if slot == target_slot || own_ships_word(position, slot, me) == 0 {
             continue;
@@ -872,18 +874,15 @@ fn yellow_covers(position: &Position, mover: Player, budget: u32) -> Covers {
             possible_sizes(system, (slot as usize) < 2, budget),
             target_sizes,
         );
-        for colour in Colour::ALL {
-            let count = own.colour_count(colour);
-            if reach {
-                near[colour.index()] += count;
-            } else {
-                far[colour.index()] += count;
-            }
+        if reach {
+            near = near.plus(own);
+        } else {
+            far = far.plus(own);
         }
     }
     Covers::new(target, them, |colour| {
         let needed = need(target, colour);
-        let (one, two) = (near[colour.index()], far[colour.index()]);
+        let (one, two) = (near.colour_count(colour), far.colour_count(colour));
         if needed <= one {
             needed
         } else if needed <= one + two {
