@@ -581,9 +581,10 @@ pub(crate) struct Leaving {
     key: u64,
 }
 
-/// What a ship's arrival adds to the key of a last yellow step
-/// ([`LastYellowSteps::move_key`]), by destination slot and ship type,
-/// worked out at the first step of a state that needs it: it does not
+/// What a ship's arrival adds to the key of a last yellow step, and the
+/// destination's word after it ([`LastYellowSteps::move_step`]), by
+/// destination slot and ship type, worked out at the first step of a
+/// state that needs it: it does not
 /// depend on the origin, and a state's steps bring the same ship types to
 /// the same systems from several origins. An enumerator keeps one and
 /// clears it for each state (the bits only: `arrivals` is read only where
