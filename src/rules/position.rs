@@ -830,6 +830,17 @@ impl Position {
         self.hash
     }
 
+    /// Whether the two are the same bits: the same pieces in the same slots,
+    /// where `==` ignores the order of the slots. A slot number taken from
+    /// one means the same system in the other only then.
+    pub fn identical(&self, other: &Position) -> bool {
+        self.hash == other.hash
+            && self.other_stars == other.other_stars
+            && self.ships == other.ships
+            && self.home_stars == other.home_stars
+            && self.meta == other.meta
+    }
+
     /// Recomputes the hash from scratch; tests compare it with [`Position::hash`].
     pub fn compute_hash(&self) -> u64 {
         let mut hash = META_KEYS[self.meta as usize];

@@ -287,6 +287,12 @@ pub(crate) struct Worker {
     /// and its statistics go to `pending_nodes`.
     hot: Vec<bool>,
     starts: Vec<u64>,
+    /// The last iteration's path below the root: each edge's action and
+    /// where following it led, which the next iteration copies while its
+    /// path is the same ([`Worker::iterate`]).
+    steps: Vec<FollowedEdge>,
+    /// The root position and turn the path in `steps` starts from.
+    steps_root: (Position, u32),
     pending_iterations: u64,
     pending_depth: u64,
     max_depth: u32,
@@ -320,6 +326,8 @@ impl Default for Worker {
             path: Vec::with_capacity(64),
             hot: Vec::with_capacity(64),
             starts: Vec::with_capacity(16),
+            steps: Vec::with_capacity(64),
+            steps_root: (Position::start(), 0),
             pending_iterations: 0,
             pending_depth: 0,
             max_depth: 0,
@@ -421,6 +429,16 @@ pub(crate) fn advance_hinted(
         }
     }
     Step::Inside
+}
+
+/// One edge of a worker's last path: its action, and the position, turn
+/// and step that following it gave.
+#[derive(Clone, Copy)]
+struct FollowedEdge {
+    action: u32,
+    position: Position,
+    turn: u32,
+    step: Step,
 }
 
 /// Result of looking up or creating a child.
@@ -557,6 +575,15 @@ impl Worker {
         self.hot.clear();
         self.starts.clear();
         self.starts.push(position.hash());
+        // Successive iterations mostly share the top of their paths: those
+        // edges' positions are copied from the last path, not replayed.
+        let mut depth = 0;
+        let mut reusing = self.steps_root.1 == turn && self.steps_root.0.identical(&position);
+        if !reusing {
+            self.steps.clear();
+            self.steps_root = (position, turn);
+            reusing = true;
+        }
         let (value, value_mover, proven) = loop {
             let node = tree.node(node_id);
             // The edges out of a hot node, or out of the root, which every
@@ -623,7 +650,38 @@ impl Worker {
                 tree.prefetch_edges(first, count);
             }
             let before = ticks();
-            let step = advance_hinted(&mut position, rules, action, &mut turn, ends);
+            let step = match self.steps.get(depth) {
+                Some(followed) if reusing && followed.action == action => {
+                    #[cfg(debug_assertions)]
+                    {
+                        let (mut replayed, mut replayed_turn) = (position, turn);
+                        let step =
+                            advance_hinted(&mut replayed, rules, action, &mut replayed_turn, ends);
+                        debug_assert!(
+                            replayed.identical(&followed.position)
+                                && replayed_turn == followed.turn
+                                && step == followed.step,
+                            "the copied step of {action} differs from its replay"
+                        );
+                    }
+                    position = followed.position;
+                    turn = followed.turn;
+                    followed.step
+                }
+                _ => {
+                    reusing = false;
+                    self.steps.truncate(depth);
+                    let step = advance_hinted(&mut position, rules, action, &mut turn, ends);
+                    self.steps.push(FollowedEdge {
+                        action,
+                        position,
+                        turn,
+                        step,
+                    });
+                    step
+                }
+            };
+            depth += 1;
             self.phases.advance += ticks() - before;
             if step == Step::Invalid {
                 break (node.static_value(), mover, false);
