@@ -577,12 +577,12 @@ impl Worker {
         self.starts.push(position.hash());
         // Successive iterations mostly share the top of their paths: those
         // edges' positions are copied from the last path, not replayed.
+        // After the first edge that differs, `steps` ends at that edge, so
+        // no later one can match.
         let mut depth = 0;
-        let mut reusing = self.steps_root.1 == turn && self.steps_root.0.identical(&position);
-        if !reusing {
+        if self.steps_root.1 != turn || !self.steps_root.0.identical(&position) {
             self.steps.clear();
             self.steps_root = (position, turn);
-            reusing = true;
         }
         let (value, value_mover, proven) = loop {
             let node = tree.node(node_id);
@@ -651,7 +651,7 @@ impl Worker {
             }
             let before = ticks();
             let step = match self.steps.get(depth) {
-                Some(followed) if reusing && followed.action == action => {
+                Some(followed) if followed.action == action => {
                     #[cfg(debug_assertions)]
                     {
                         let (mut replayed, mut replayed_turn) = (position, turn);
@@ -669,7 +669,6 @@ impl Worker {
                     followed.step
                 }
                 _ => {
-                    reusing = false;
                     self.steps.truncate(depth);
                     let step = advance_hinted(&mut position, rules, action, &mut turn, ends);
                     self.steps.push(FollowedEdge {
