@@ -14,7 +14,7 @@ use common::{supernova, text};
 
 /// The node count and signature of `supernova bench` (20,000 iterations on
 /// each of the 27 built-in positions; the first is won at once, unsearched).
-const EXPECTED: (&str, &str) = ("520000", "f1347dedc67d4df1");
+const EXPECTED: (&str, &str) = ("520000", "0fee9c1d93ed2873");
 
 /// The value after `name` on the line that starts with it.
 fn field(output: &str, name: &str) -> String {

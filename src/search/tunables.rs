@@ -80,8 +80,8 @@ tunables! {
     LearnedBlend = ("learned_blend", 1.0, 0.0, 1.0, "with Eval learned, the learned value's share of the leaf value (before the tanh); the rest is the hand evaluation's, whose errors differ, so that a deep search finds fewer positions both misjudge (0.7 against 1 with distilled-1, 100 ms a turn: 179-180-41, -0.9 +/- 32.3 Elo)"),
     LearnedScale = ("learned_scale", 1.0, 0.1, 10.0, "the learned value is tanh(learned_scale * logit / 2): its sharpness for the search; 1 plays a network as sharp as it was fitted (the built-in one at 1 against the hand evaluation, 100 ms a turn: 212-174-14, +33.1 +/- 33.7 Elo; a like network at 2: 19-34-2 after 55 games)"),
     // ----- search -----
-    Cpuct = ("cpuct", 0.8, 0.05, 10.0, "exploration constant at the start of a turn; 0.8 with cpuct_intra_turn 0.55 beat 1.5 with 1.0 by 138-48-18 at 3,000 nodes a turn and 81-73-12 at 100 ms (1.1/0.75: 166-98-36 at 3,000 nodes; 0.6/0.4: 73-47-16); against the engine of e6e26e8 it changed nothing measurable (+143 ± 36 at 100 ms, +130 ± 35 at 3,000 nodes, 400 games each)"),
-    CpuctIntraTurn = ("cpuct_intra_turn", 0.55, 0.05, 10.0, "exploration constant inside a turn"),
+    Cpuct = ("cpuct", 1.0, 0.05, 10.0, "exploration constant at the start of a turn; 1.0 with cpuct_intra_turn 0.7 beat 0.8 with 0.55 (the defaults of the hand evaluation's days) with the network by 198-165-37 at 3,000 nodes a turn and 217-147-36 (+61.4 ± 33.0 Elo) at 100 ms (400 games each); 0.8/0.55 had beaten 1.5/1.0 by 138-48-18 at 3,000 nodes and 81-73-12 at 100 ms"),
+    CpuctIntraTurn = ("cpuct_intra_turn", 0.7, 0.05, 10.0, "exploration constant inside a turn"),
     CpuctGrowth = ("cpuct_growth", 0.15, 0.0, 2.0, "how fast exploration grows with log(parent visits)"),
     FpuReduction = ("fpu_reduction", 0.1, 0.0, 2.0, "first-play urgency: parent value minus this"),
     WideningBase = ("widening_base", 4.0, 1.0, 64.0, "children selectable at a fresh node"),
