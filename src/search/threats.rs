@@ -68,6 +68,10 @@ const KILLERS: usize = 8;
 /// grows with the search.
 const WORK_PER_NODE: u64 = 3000;
 
+/// How many charges go by between two readings of the clock: a few tens of
+/// microseconds of checking at most.
+const CHARGES_PER_CLOCK_READING: u32 = 16;
+
 /// The root's check work when the search has neither a node nor a time
 /// limit (an infinite search stopped by the user).
 const UNLIMITED_SEARCH_WORK: u64 = 2_000_000;
@@ -144,6 +148,10 @@ pub struct ThreatChecker {
     resume_replies: Vec<ResumePoint>,
     spent: u64,
     budget: Option<ThreatBudget>,
+    /// Charges since the clock was last read against the budget's deadline:
+    /// a charge comes with every reply a check tries, often a microsecond
+    /// apart, and reading the clock each time took a tenth of a check's time.
+    unclocked: u32,
     /// Set for a checker of the defence search's crew
     /// ([`RootVerifier::advance_on_pool`]): it works on one candidate at a
     /// time, so it keeps one stopped listing of each kind instead of
@@ -373,12 +381,18 @@ impl ThreatChecker {
         let Some(budget) = self.budget else {
             return Ok(());
         };
-        if self.spent > budget.work
-            || budget
+        if self.spent > budget.work {
+            return Err(OutOfBudget);
+        }
+        self.unclocked += 1;
+        if self.unclocked >= CHARGES_PER_CLOCK_READING {
+            self.unclocked = 0;
+            if budget
                 .deadline
                 .is_some_and(|deadline| Instant::now() >= deadline)
-        {
-            return Err(OutOfBudget);
+            {
+                return Err(OutOfBudget);
+            }
         }
         Ok(())
     }
