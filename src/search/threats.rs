@@ -68,8 +68,10 @@ const KILLERS: usize = 8;
 /// grows with the search.
 const WORK_PER_NODE: u64 = 3000;
 
-/// How many charges go by between two readings of the clock: a few tens of
-/// microseconds of checking at most.
+/// How many charges go by between two readings of the clock. A charge
+/// mostly follows one reply tried, a microsecond or so of work, so a check
+/// past its deadline mostly stops within a few tens of microseconds; a
+/// charge for a long solver call can stretch that.
 const CHARGES_PER_CLOCK_READING: u32 = 16;
 
 /// The root's check work when the search has neither a node nor a time
