@@ -760,6 +760,55 @@ fn bestmove_names_the_expected_reply_with_ponder_on() {
     assert!(engine.wait().success());
 }
 
+/// When a safety check replaces the tree's turn, the final `multipv 1`
+/// line is the turn played: a GUI shows that line as the engine's choice.
+/// Suite position 51 of `positions/tactics/two_turn.txt`: at 3,000 nodes
+/// the tree's favourite lets the opponent force a win in two, and the
+/// defence search's turn replaces it (the test checks that it did).
+#[test]
+fn the_first_multipv_line_is_the_turn_played_when_a_check_replaces_it() {
+    let suite = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("positions/tactics/two_turn.txt"),
+    )
+    .unwrap();
+    let position = suite
+        .lines()
+        .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
+        .nth(50)
+        .unwrap();
+    let position = position.split('#').next().unwrap().trim();
+    let mut engine = Engine::start();
+    engine.send("setoption name MultiPV value 3");
+    engine.send(&format!("position pos {position}"));
+    engine.send("go nodes 3000");
+    let lines = engine.read_until(|line| line.starts_with("bestmove"));
+    let decision = &lines[lines.len() - 2];
+    assert_eq!(decision, "info string decision two-turn-defence");
+    let played = lines.last().unwrap().strip_prefix("bestmove ").unwrap();
+    let block = lines
+        .iter()
+        .rposition(|line| line.starts_with("info depth") && line.contains(" multipv 1 "))
+        .unwrap();
+    let first_turn = |line: &str| {
+        line.split(" pv ")
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(first_turn(&lines[block]), played, "{}", lines[block]);
+    let others: Vec<String> = lines[block + 1..lines.len() - 2]
+        .iter()
+        .map(|line| first_turn(line))
+        .collect();
+    assert_eq!(others.len(), 2, "{lines:?}");
+    assert!(!others.iter().any(|turn| turn == played), "{others:?}");
+    engine.send("quit");
+    assert!(engine.wait().success());
+}
+
 /// Every `info` line reads as a typed reply: with `UCI_ShowWDL` on it
 /// carries `wdl` summing to 1000 whose win share is its `winprob`; every
 /// MultiPV line carries a whole line that plays from the position; a win

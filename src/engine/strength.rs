@@ -190,19 +190,12 @@ pub fn sample_turn(
         }
         draw -= weight;
     }
-    let candidate = result.info.candidates.remove(chosen);
-    result.best_turn = candidate.turn.clone();
-    result.value = candidate.value;
+    let candidate = &result.info.candidates[chosen];
+    let (turn, value) = (candidate.turn.clone(), candidate.value);
+    result.info.report_instead(&turn, value);
+    result.best_turn = turn;
+    result.value = value;
     result.decision = Decision::LimitedStrength;
-    result.info.best_turn = candidate.turn.clone();
-    result.info.value = candidate.value;
-    result.info.proof = candidate.proof;
-    result.info.principal_variation = if candidate.line.is_empty() {
-        vec![candidate.turn.clone()]
-    } else {
-        candidate.line.clone()
-    };
-    result.info.candidates.insert(0, candidate);
 }
 
 /// Whether a turn plays, and leaves the opponent no win at once.

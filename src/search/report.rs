@@ -201,6 +201,43 @@ impl SearchInfo {
     pub fn win_probability(&self) -> f32 {
         win_probability(self.value)
     }
+
+    /// Reports `turn` (of value `value`) as the best turn where something
+    /// other than the tree's order chose it (a safety check, a sampled
+    /// choice below full strength): first among the candidates, with the
+    /// tree's line and proof for it when the tree has them, and as the
+    /// principal variation. Why: a GUI shows the first `multipv` line as
+    /// the engine's choice, and a first line that `bestmove` contradicts
+    /// reads as a bug. The candidates keep their number.
+    pub fn report_instead(&mut self, turn: &[Action], value: f32) {
+        let reported = self.candidates.len();
+        let candidate = match self
+            .candidates
+            .iter()
+            .position(|candidate| candidate.turn == turn)
+        {
+            Some(index) => self.candidates.remove(index),
+            None => Candidate {
+                turn: turn.to_vec(),
+                visits: 0,
+                value,
+                proof: None,
+                line: Vec::new(),
+            },
+        };
+        self.best_turn = turn.to_vec();
+        self.value = value;
+        self.proof = candidate.proof;
+        self.principal_variation = if candidate.line.is_empty() {
+            vec![turn.to_vec()]
+        } else {
+            candidate.line.clone()
+        };
+        if reported > 0 {
+            self.candidates.insert(0, candidate);
+            self.candidates.truncate(reported);
+        }
+    }
 }
 
 /// The answer of a search.

@@ -345,9 +345,7 @@ impl Searcher {
         };
         self.threat_memory = verifier.into_memory();
         if info.best_turn != choice.actions {
-            info.best_turn = choice.actions.clone();
-            info.value = choice.value;
-            info.principal_variation = vec![choice.actions.clone()];
+            info.report_instead(&choice.actions, choice.value);
         }
         SearchResult {
             best_turn: choice.actions,
