@@ -323,6 +323,9 @@ fn lead(
                 let before = verifier.credit();
                 verifier.visit(shared, crew.as_ref().map(|crew| crew as &dyn Crew));
                 controller.extend(verifier.credit() - before);
+                if let Some(hard) = controller.hold(verifier.danger_open()) {
+                    verifier.stretch(hard);
+                }
             }
             if controller.should_stop(shared) {
                 break;

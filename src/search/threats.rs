@@ -160,6 +160,9 @@ pub struct ThreatChecker {
     /// [`KEPT_LISTINGS`], whose memos can take megabytes each; sixteen
     /// members keeping four would be a lot of memory beside `Hash`.
     crew_member: bool,
+    /// Set when the last check ran out of budget while listing the replies
+    /// to a turn of the opponent's that threatens a win at once.
+    stopped_in_replies: bool,
 }
 
 impl ThreatChecker {
@@ -254,6 +257,7 @@ impl ThreatChecker {
         check: impl FnOnce(&mut Self) -> Result<bool, OutOfBudget>,
     ) -> Option<bool> {
         self.budget = Some(budget);
+        self.stopped_in_replies = false;
         let start = self.spent;
         self.spent = 0;
         let answer = check(self).ok();
@@ -488,7 +492,12 @@ impl ThreatChecker {
     fn forces(&mut self, result: &Position, rules: &Rules) -> Result<bool, OutOfBudget> {
         let threatening = self.threatens(result, rules)?;
         self.charge(1)?;
-        Ok(threatening && !self.refuted(result, rules)?)
+        if !threatening {
+            return Ok(false);
+        }
+        let refuted = self.refuted(result, rules);
+        self.stopped_in_replies = refuted.is_err();
+        Ok(!refuted?)
     }
 
     /// Whether A, to move in `result`, loses at once after a pass (or may
@@ -1100,6 +1109,15 @@ pub(super) struct RootVerifier {
     /// Set when a check ran out of its share: the next may take tree time
     /// too, up to twice their share of the planned time.
     escalated: bool,
+    /// Set when the last check of the tree's best turn ran out while a turn
+    /// of the opponent's that threatens a win at once resisted every reply
+    /// it tried: mostly a plan that does force the win, which takes longer
+    /// to prove than the checks had (every reply listed, tens of
+    /// thousands); cleared when a later check of the tree's best decides.
+    suspected: bool,
+    /// The time a search held for a danger has beyond its planned time
+    /// ([`RootVerifier::stretch`]); zero otherwise.
+    extra: Duration,
     /// The node limit, if the search has one and no clock.
     nodes: Option<u64>,
     /// Work left for the checks.
@@ -1162,6 +1180,8 @@ impl RootVerifier {
             allowance: soft.map_or(Duration::ZERO, |soft| soft.mul_f32(share)),
             threatened: false,
             escalated: false,
+            suspected: false,
+            extra: Duration::ZERO,
             nodes,
             work,
             exhausted: false,
@@ -1296,9 +1316,11 @@ impl RootVerifier {
                     self.allowance.max(self.allowance * 2)
                 } else {
                     self.allowance
-                };
+                } + self.extra;
                 let left = limit.saturating_sub(self.spent);
-                if searched < soft.mul_f64(VERIFY_FROM) || searched >= soft.mul_f64(VERIFY_UNTIL) {
+                let planned = soft + self.extra;
+                if searched < soft.mul_f64(VERIFY_FROM) || searched >= planned.mul_f64(VERIFY_UNTIL)
+                {
                     return None;
                 }
                 if left.is_zero() {
@@ -1357,8 +1379,12 @@ impl RootVerifier {
         self.spent += started.elapsed();
         self.work = self.work.saturating_sub(self.checker.work_spent());
         match verdict {
-            Some(true) => self.safe.push(best.actions),
+            Some(true) => {
+                self.suspected = false;
+                self.safe.push(best.actions);
+            }
             Some(false) => {
+                self.suspected = false;
                 if best.child != 0 {
                     let node = tree.node(best.child);
                     // The result's mover is the opponent, who wins by force.
@@ -1372,7 +1398,35 @@ impl RootVerifier {
                 self.refuted.push(best.actions);
                 self.threatened = true;
             }
-            None => self.ran_out(),
+            None => {
+                self.suspected = self.checker.stopped_in_replies;
+                self.ran_out();
+            }
+        }
+    }
+
+    /// Whether the checks have a danger open: a defence is being sought
+    /// (the tree's best turn was refuted and none is known to be safe), or
+    /// the last check of the tree's best ran out on a plan of the
+    /// opponent's that no reply tried had answered. A clock-managed search
+    /// is then held to its hard limit ([`Controller::hold`]).
+    ///
+    /// [`Controller::hold`]: super::time::Controller::hold
+    pub(super) fn danger_open(&self) -> bool {
+        self.seeking() || (self.suspected && !self.exhausted)
+    }
+
+    /// Takes `hard`, the time a search held for a danger may now take: the
+    /// time beyond the planned one goes to the checks and the defence
+    /// search, on top of what they had, and a check that runs out is
+    /// resumed at the next visit. The tree keeps the time it had: a
+    /// version that gave the checks their shares of the whole hard limit
+    /// instead lost to the same engine unheld (see the README's safety
+    /// section), since a danger that was only suspected then cost the
+    /// tree most of its time.
+    pub(super) fn stretch(&mut self, hard: Duration) {
+        if let Some(soft) = self.soft {
+            self.extra = hard.saturating_sub(soft);
         }
     }
 
@@ -1383,9 +1437,11 @@ impl RootVerifier {
     /// second one ends them, since the search's time is the tree's. In an
     /// endless search (`go infinite`, analysis) the next visit resumes it,
     /// however often: there the checks have minutes, and a threat that takes
-    /// 60 ms to prove was never found when two 50 ms checks ended them.
+    /// 60 ms to prove was never found when two 50 ms checks ended them. A
+    /// search held for a danger ([`RootVerifier::stretch`]) resumes it too,
+    /// within its longer limit.
     fn ran_out(&mut self) {
-        if self.soft.is_none() && self.nodes.is_none() {
+        if self.soft.is_none() && self.nodes.is_none() || !self.extra.is_zero() {
             return;
         }
         if !self.escalated && !self.threatened {
@@ -1454,7 +1510,7 @@ impl RootVerifier {
         self.work = self.work.saturating_sub(self.checker.work_spent());
         let seek_over = self
             .soft
-            .is_some_and(|soft| self.seek_spent >= soft.mul_f64(DEFENCE_SHARE));
+            .is_some_and(|soft| self.seek_spent >= soft.mul_f64(DEFENCE_SHARE) + self.extra);
         if seek_over || self.work == 0 {
             self.seek_over = true;
         }
@@ -1468,7 +1524,8 @@ impl RootVerifier {
             (Some(soft), Some(deadline)) => {
                 // The search keeps half the time or more: a defence the
                 // list finds at all, it mostly finds within that.
-                let left = soft.mul_f64(DEFENCE_SHARE).saturating_sub(self.seek_spent);
+                let left =
+                    (soft.mul_f64(DEFENCE_SHARE) + self.extra).saturating_sub(self.seek_spent);
                 let slice = *self.slice.get_or_insert(soft.mul_f64(DEFENCE_SLICE));
                 Some(deadline.min(Instant::now() + slice.min(left)))
             }
@@ -2131,6 +2188,47 @@ mod tests {
         // Without the earlier calls, one slice is not enough.
         let mut fresh = ThreatChecker::default();
         assert_eq!(fresh.forced_win_in_two(&after, &rules, slice), None);
+    }
+
+    /// Two-turn suite position 54 after `build.g3.refute`: the opponent's
+    /// one threatening turn (about 800 turns down its listing) forces the
+    /// win, and proving it lists about 96,000 replies.
+    fn plan_slow_to_prove(rules: &Rules) -> Position {
+        let board = hwpn::parse(
+            "refute=b2:r2r2r2y3g2:/e6e26e8=g2b3::r1y2g1b3/Minsky=b2:y2:/Kotok=g1:r1y1y3b1b1:\
+             /Delos=g3::r3y1/Lebling=r1::g1g2b1b2b3/Licklider=r3:r3: 0",
+        )
+        .unwrap();
+        let turn = board
+            .clone()
+            .play_turn_text(rules, "build.g3.refute")
+            .unwrap()
+            .actions;
+        result_of(&board.position, &turn, rules).unwrap()
+    }
+
+    #[test]
+    fn a_check_that_runs_out_among_the_replies_to_a_threat_says_so() {
+        let rules = Rules::STANDARD;
+        let after = plan_slow_to_prove(&rules);
+        let mut checker = ThreatChecker::default();
+        let budget = ThreatBudget::work(50_000_000);
+        assert_eq!(
+            checker.forced_win_in_two(&after, &rules, budget),
+            Some(true)
+        );
+        assert!(!checker.stopped_in_replies);
+        let needed = checker.work_spent();
+        // Most of the work is the proof: half of it stops among the replies.
+        let mut checker = ThreatChecker::default();
+        let half = ThreatBudget::work(needed / 2);
+        assert_eq!(checker.forced_win_in_two(&after, &rules, half), None);
+        assert!(checker.stopped_in_replies);
+        // A budget spent before the threatening turn is listed does not.
+        let mut checker = ThreatChecker::default();
+        let tiny = ThreatBudget::work(100);
+        assert_eq!(checker.forced_win_in_two(&after, &rules, tiny), None);
+        assert!(!checker.stopped_in_replies);
     }
 
     #[test]

@@ -14,7 +14,9 @@
 //! hard limit is never exceeded. The soft limit stretches by
 //! `time_unstable` when the best first action changed in the last fifth of
 //! the search, and shrinks by `time_obvious` when one first action holds
-//! more than three quarters of the visits. "Smart pruning" stops as soon
+//! more than three quarters of the visits; while the root's two-turn
+//! checks have a danger open, only the hard limit ends the search
+//! ([`Controller::hold`]). "Smart pruning" stops as soon
 //! as, at every node of the root's turn along the best line, the most
 //! visited child leads the runner-up by more visits than the rest of the
 //! search can give it: the time left at the current rate, or the iterations
@@ -98,6 +100,10 @@ pub(crate) struct Controller {
     unstable: f32,
     obvious: f32,
     smart: f32,
+    /// Set by [`Controller::hold`].
+    holding: bool,
+    /// Whether [`Controller::hold`] ever held this search.
+    held: bool,
 }
 
 impl Controller {
@@ -113,7 +119,36 @@ impl Controller {
             unstable: tunables[Tunable::TimeUnstable],
             obvious: tunables[Tunable::TimeObvious],
             smart: tunables[Tunable::SmartPruning],
+            holding: false,
+            held: false,
         }
+    }
+
+    /// While `holding`, a clock-managed search goes on to its hard limit:
+    /// neither the soft limit, an obvious choice nor smart pruning ends it.
+    /// Returns the hard limit the first time it holds, for the checks to
+    /// plan with, and `None` otherwise (also without a clock).
+    ///
+    /// Why: the root's two-turn checks have a danger open (the tree's
+    /// favourite lets the opponent force a win in two and no defence is
+    /// known yet, or a check ran out while a plan of the opponent's
+    /// resisted every reply it tried). Proving such a plan and finding a
+    /// defence take tens to hundreds of milliseconds where a quiet turn's
+    /// checks take a few, and a turn lost this way loses the game: a clock
+    /// is better spent here than on the quiet turns after (Stockfish
+    /// likewise thinks longer while its best move fails low). Once the
+    /// danger is settled the usual limits apply again. A movetime is
+    /// searched exactly and is never held.
+    pub fn hold(&mut self, holding: bool) -> Option<Duration> {
+        if !self.plan.managed {
+            return None;
+        }
+        self.holding = holding;
+        if !holding || self.held {
+            return None;
+        }
+        self.held = true;
+        self.plan.hard
     }
 
     /// Moves the search's start later by `pause`: time the search spent on
@@ -138,9 +173,9 @@ impl Controller {
                 return true;
             }
         }
-        if !self.plan.managed {
+        if !self.plan.managed || self.holding {
             // A movetime or a node limit (checked by the workers) is
-            // searched in full.
+            // searched in full, and a held search to its hard limit.
             return false;
         }
         let tree = shared.tree;
@@ -287,6 +322,37 @@ mod tests {
         assert!(hard <= Duration::from_secs(15));
         // 59.95 s / 22 + 0.8 s is about 3.5 s.
         assert!(soft > Duration::from_secs(3) && soft < Duration::from_secs(4));
+    }
+
+    #[test]
+    fn a_clock_is_held_to_its_hard_limit_and_a_movetime_never() {
+        let tunables = Tunables::default();
+        let clocked = SearchLimits {
+            clock: Some(Clock {
+                time_left: [Duration::from_secs(60), Duration::from_secs(60)],
+                increment: [Duration::ZERO, Duration::ZERO],
+            }),
+            ..SearchLimits::default()
+        };
+        let clocked = plan(&clocked, Player::First, 0, &tunables);
+        assert!(clocked.soft < clocked.hard);
+        let mut controller = Controller::new(Instant::now(), clocked, u64::MAX, &tunables);
+        assert_eq!(controller.hold(false), None);
+        assert!(!controller.holding);
+        assert_eq!(controller.hold(true), clocked.hard);
+        assert!(controller.holding);
+        assert_eq!(controller.hold(true), None, "the hard limit is told once");
+        assert_eq!(controller.hold(false), None);
+        assert!(!controller.holding, "a settled danger lets go");
+        assert_eq!(controller.plan, clocked);
+        let exact = SearchLimits {
+            movetime: Some(Duration::from_millis(100)),
+            ..SearchLimits::default()
+        };
+        let exact = plan(&exact, Player::First, 0, &tunables);
+        let mut controller = Controller::new(Instant::now(), exact, u64::MAX, &tunables);
+        assert_eq!(controller.hold(true), None);
+        assert!(!controller.holding);
     }
 
     #[test]
