@@ -1441,7 +1441,7 @@ impl RootVerifier {
     /// search held for a danger ([`RootVerifier::stretch`]) resumes it too,
     /// within its longer limit.
     fn ran_out(&mut self) {
-        if self.soft.is_none() && self.nodes.is_none() || !self.extra.is_zero() {
+        if (self.soft.is_none() && self.nodes.is_none()) || !self.extra.is_zero() {
             return;
         }
         if !self.escalated && !self.threatened {
