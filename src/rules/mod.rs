@@ -8,6 +8,7 @@
 pub mod generate;
 pub mod history;
 pub mod legality;
+pub(crate) mod memory;
 pub mod multi;
 pub mod piece;
 pub mod position;

@@ -39,6 +39,7 @@
 
 use std::time::Instant;
 
+use super::memory::{Words, HUGE_PAGE};
 use super::position::{
     Action, ArrivalCache, LastYellowSteps, Outcome, Patch, Position, Slot, TurnState, HOME_SLOTS,
     SLOT_COUNT,
@@ -59,9 +60,15 @@ pub struct Turn {
 /// An open-addressing set of non-zero 64-bit keys (position hashes), faster
 /// than a general hash set because the keys are already well mixed.
 pub struct HashSet64 {
-    slots: Vec<u64>,
+    slots: Words,
     len: usize,
     has_zero: bool,
+    /// The slots filled since the last clear, while they are few (equal in
+    /// number to `len` exactly when all are here), so that clearing a big
+    /// table after a small listing zeroes only them. Why: the threat checker
+    /// lists the replies to each threat with one enumerator, mostly a few
+    /// hundred turns, after a listing of tens of thousands grew its tables.
+    filled: Vec<u32>,
 }
 
 impl Default for HashSet64 {
@@ -75,9 +82,10 @@ impl HashSet64 {
     pub fn with_capacity(capacity: usize) -> HashSet64 {
         let size = (capacity * 2).next_power_of_two().max(16);
         HashSet64 {
-            slots: vec![0; size],
+            slots: Words::zeroed(size),
             len: 0,
             has_zero: false,
+            filled: Vec::new(),
         }
     }
 
@@ -94,10 +102,16 @@ impl HashSet64 {
     /// Removes every key, keeping the allocation.
     pub fn clear(&mut self) {
         // An enumerator is reused for many small listings after a big one:
-        // an empty table need not be swept again.
-        if self.len != 0 {
+        // an empty table need not be swept again, nor a nearly empty one
+        // whole.
+        if self.filled.len() == self.len {
+            for &index in &self.filled {
+                self.slots[index as usize] = 0;
+            }
+        } else {
             self.slots.fill(0);
         }
+        self.filled.clear();
         self.len = 0;
         self.has_zero = false;
     }
@@ -156,6 +170,13 @@ impl HashSet64 {
             }
             if slot == 0 {
                 self.slots[index] = key;
+                if self.filled.len() == self.len && self.len < self.slots.len() / FILLED_SHARE {
+                    // A slot past `u32` is not remembered, and the clear
+                    // sweeps the whole table.
+                    if let Ok(index) = u32::try_from(index) {
+                        self.filled.push(index);
+                    }
+                }
                 self.len += 1;
                 return true;
             }
@@ -163,15 +184,29 @@ impl HashSet64 {
         }
     }
 
+    /// Doubles the table, or past an eighth of a huge page (256 KB) goes
+    /// straight to one (see [`Words`]): a listing that outgrows 256 KB
+    /// mostly goes on to tens of thousands of keys, and one huge page costs
+    /// fewer page faults than the 512 KB and 1 MB tables on the way, and
+    /// probes less.
     fn grow(&mut self) {
-        let doubled = vec![0; self.slots.len() * 2];
-        let old = std::mem::replace(&mut self.slots, doubled);
+        let mut size = self.slots.len() * 2;
+        let huge = HUGE_PAGE / std::mem::size_of::<u64>();
+        if size > huge / 8 && size < huge {
+            size = huge;
+        }
+        let old = std::mem::replace(&mut self.slots, Words::zeroed(size));
         self.len = 0;
-        for key in old.into_iter().filter(|&key| key != 0) {
+        self.filled.clear();
+        for &key in old.iter().filter(|&&key| key != 0) {
             self.insert(key);
         }
     }
 }
+
+/// [`HashSet64`] remembers which slots it filled while at most one in this
+/// many is.
+const FILLED_SHARE: usize = 16;
 
 /// Reusable buffers for enumerating turns, so that repeated calls (perft over
 /// many positions, a root in check) do not reallocate.
@@ -1050,5 +1085,51 @@ impl Position {
     /// The number of distinct legal turns (the Homeworlds perft count).
     pub fn count_turns(&self, rules: &Rules) -> usize {
         TurnEnumerator::default().count(self, rules)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::HashSet64;
+
+    /// Well-mixed keys, as position hashes are.
+    fn keys(seed: u64, count: usize) -> Vec<u64> {
+        let mut state = seed;
+        (0..count)
+            .map(|_| {
+                state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+                let mut key = state;
+                key = (key ^ (key >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+                key = (key ^ (key >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+                key ^ (key >> 31)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_set_cleared_after_big_or_small_use_holds_nothing_and_takes_keys_again() {
+        let mut set = HashSet64::default();
+        // Past the huge table (a quarter of a million slots) and back, then
+        // small listings in the big table, whose clears zero only their slots.
+        for (round, count) in [(1, 5), (2, 200_000), (3, 40), (4, 3), (5, 9_000), (6, 0)] {
+            let inserted = keys(round, count);
+            for &key in &inserted {
+                assert!(set.insert(key));
+                assert!(!set.insert(key), "a key goes in once");
+            }
+            assert_eq!(set.len(), count);
+            assert!(inserted.iter().all(|&key| set.contains(key)));
+            set.clear();
+            assert!(set.is_empty());
+            for earlier in 1..=round {
+                assert!(
+                    keys(earlier, 200_000).iter().all(|&key| !set.contains(key)),
+                    "round {round}: a cleared key of round {earlier} is gone"
+                );
+            }
+        }
+        assert!(set.insert(0) && set.contains(0) && set.len() == 1);
+        set.clear();
+        assert!(!set.contains(0));
     }
 }

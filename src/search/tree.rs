@@ -67,6 +67,7 @@ use std::sync::{Mutex, PoisonError};
 
 use rayon::prelude::*;
 
+use crate::rules::memory::advise_huge_pages;
 use crate::rules::position::mix;
 use crate::rules::{Position, Slot, HOME_SLOTS, SLOT_COUNT};
 
@@ -143,39 +144,6 @@ impl<T: Zeroable> ZeroedArray<T> {
         }
     }
 }
-
-/// The size of a transparent huge page on the machines the engine targets.
-const HUGE_PAGE: usize = 2 << 20;
-
-/// Asks the kernel to back the 2 MB-aligned interior of a large allocation
-/// with transparent huge pages as it is touched.
-///
-/// Why: the tree's arenas and table are hundreds of megabytes read at
-/// random, so with 4 KB pages nearly every node, edge or table read also
-/// misses the TLB and walks the page tables. Most Linux systems enable
-/// transparent huge pages only where a program asks (`madvise` mode), as
-/// Stockfish and lc0 do for their tables. Pages stay committed lazily,
-/// 2 MB at a time. Elsewhere, or if the kernel refuses, nothing changes.
-#[cfg(target_os = "linux")]
-fn advise_huge_pages(start: *mut u8, bytes: usize) {
-    extern "C" {
-        fn madvise(address: *mut u8, length: usize, advice: i32) -> i32;
-    }
-    /// `MADV_HUGEPAGE` in Linux's `mman-common.h`.
-    const MADV_HUGEPAGE: i32 = 14;
-    let first = (start as usize).next_multiple_of(HUGE_PAGE);
-    let end = (start as usize + bytes) / HUGE_PAGE * HUGE_PAGE;
-    if end > first {
-        // SAFETY: the range lies inside an allocation this array owns, and
-        // the advice changes only how its pages are backed, not their
-        // contents; a failure is harmless and ignored.
-        unsafe { madvise(first as *mut u8, end - first, MADV_HUGEPAGE) };
-    }
-}
-
-/// Huge pages are asked for on Linux only.
-#[cfg(not(target_os = "linux"))]
-fn advise_huge_pages(_start: *mut u8, _bytes: usize) {}
 
 impl<T: Zeroable> Deref for ZeroedArray<T> {
     type Target = [T];
