@@ -8,7 +8,7 @@
 //! pages (2 MB) cut both, and most Linux systems grant them only where a
 //! program asks (`madvise` mode), as Stockfish and lc0 do.
 
-use std::alloc::{alloc, dealloc, handle_alloc_error, Layout};
+use std::alloc::{alloc, alloc_zeroed, dealloc, handle_alloc_error, Layout};
 use std::ops::{Deref, DerefMut};
 use std::ptr::NonNull;
 
@@ -40,15 +40,16 @@ pub(crate) fn advise_huge_pages(start: *mut u8, bytes: usize) {
 #[cfg(not(target_os = "linux"))]
 pub(crate) fn advise_huge_pages(_start: *mut u8, _bytes: usize) {}
 
-/// A table of zeroed 64-bit words, written to zero when allocated, and
-/// aligned to a huge page and backed by one where it is at least that big.
+/// A table of zeroed 64-bit words: written to zero when allocated where it
+/// is smaller than a huge page, aligned to a huge page and backed by huge
+/// pages where it is at least that big.
 ///
 /// Why written, not left to the kernel's lazy zeroing: a hash table is read
 /// before it is written, so each page would fault twice, once mapping the
 /// shared zero page for the read and once copying it for the write; the
 /// enumerator's growing sets took two thirds of a `count` process's page
-/// faults that way. Why huge: a table of 2 MB then costs one fault instead
-/// of 512.
+/// faults that way. Why huge: a table of 2 MB then costs one or two faults
+/// instead of 512 to 1,024, and the kernel's zeroing is the only one.
 pub(crate) struct Words {
     /// The allocation, which starts up to a huge page before `words`.
     base: NonNull<u8>,
@@ -67,40 +68,64 @@ impl Words {
     pub(crate) fn zeroed(length: usize) -> Words {
         let length = length.max(1);
         let layout = Words::layout(length);
+        let bytes = length * std::mem::size_of::<u64>();
+        let huge = bytes >= HUGE_PAGE;
         // SAFETY: the layout has a non-zero size.
-        let Some(base) = NonNull::new(unsafe { alloc(layout) }) else {
+        let raw = unsafe {
+            if huge {
+                alloc_zeroed(layout)
+            } else {
+                alloc(layout)
+            }
+        };
+        let Some(base) = NonNull::new(raw) else {
             handle_alloc_error(layout)
         };
-        let bytes = length * std::mem::size_of::<u64>();
-        let start = if bytes >= HUGE_PAGE {
-            let start = (base.as_ptr() as usize).next_multiple_of(HUGE_PAGE) as *mut u8;
+        let words = if huge {
+            // Zeroed by the kernel a huge page at a time, as each is first
+            // written. The first touch must be a write: a read would map a
+            // small zero page there, and the huge page would be lost.
+            let start = (raw as usize).next_multiple_of(HUGE_PAGE) as *mut u8;
             advise_huge_pages(start, bytes);
-            start
+            let words = start as *mut u64;
+            for offset in (0..length).step_by(HUGE_PAGE / std::mem::size_of::<u64>()) {
+                // SAFETY: inside the table; volatile, so that the store of
+                // the zero the allocator promised is not left out.
+                unsafe { words.add(offset).write_volatile(0) };
+            }
+            words
         } else {
-            base.as_ptr()
+            let words = raw as *mut u64;
+            // SAFETY: the allocation holds `length` words, aligned for
+            // `u64` (the layout's alignment is 64).
+            unsafe { std::ptr::write_bytes(words, 0, length) };
+            words
         };
-        let words = start as *mut u64;
-        // SAFETY: `start..start + bytes` lies inside the allocation (the
-        // layout holds a huge page more where `start` is moved up to one),
-        // and `start` is aligned for `u64` (the layout's alignment, or a
-        // huge page's).
-        unsafe { std::ptr::write_bytes(words, 0, length) };
         Words {
             base,
-            // SAFETY: inside a non-null allocation.
+            // SAFETY: inside a non-null allocation (the layout holds a huge
+            // page more where the words are moved up to one).
             words: unsafe { NonNull::new_unchecked(words) },
             length,
         }
     }
 
     /// The allocation behind `length` words: a huge page more where the
-    /// words are moved up to the next huge page boundary.
+    /// words are moved up to the next huge page boundary, and a cache
+    /// line's alignment for the others.
     fn layout(length: usize) -> Layout {
         let bytes = length
             .checked_mul(std::mem::size_of::<u64>())
             .expect("a table of words that fits in memory");
-        let slack = if bytes >= HUGE_PAGE { HUGE_PAGE } else { 0 };
-        Layout::from_size_align(bytes + slack, 64).expect("a table of words that fits in memory")
+        // A huge table is aligned by hand: an alignment above 16 would make
+        // the allocator zero it with a write to every page before the
+        // advice.
+        let (slack, align) = if bytes >= HUGE_PAGE {
+            (HUGE_PAGE, 16)
+        } else {
+            (0, 64)
+        };
+        Layout::from_size_align(bytes + slack, align).expect("a table of words that fits in memory")
     }
 }
 
