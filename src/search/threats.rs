@@ -338,7 +338,7 @@ impl ThreatChecker {
         position: &Position,
         rules: &Rules,
         deadline: Option<Instant>,
-        keys: impl FnOnce(&[&Position], Option<Instant>) -> Option<Vec<f32>>,
+        keys: impl FnOnce(&[&Position], Option<Instant>) -> Vec<f32>,
     ) -> Option<Candidates> {
         if position.in_setup()
             || position.turn_state() != TurnState::Start
@@ -362,18 +362,25 @@ impl ThreatChecker {
         self.spent += turns.len() as u64;
         let mut found = Vec::new();
         let mut ongoing = Vec::new();
-        let mut results = Vec::new();
-        for (index, (actions, result, outcome)) in turns.iter().enumerate() {
+        for (index, (actions, _, outcome)) in turns.iter().enumerate() {
             match outcome {
                 Outcome::Win(winner) if *winner == mover => found.push(actions.clone()),
-                Outcome::Ongoing => {
-                    ongoing.push(index);
-                    results.push(result);
-                }
+                Outcome::Ongoing => ongoing.push(index),
                 _ => {}
             }
         }
-        let keyed = keys(&results, deadline)?.into_iter().zip(ongoing).collect();
+        // The turns without a sacrifice are keyed first: they are tens
+        // where the others can be tens of thousands, and when the deadline
+        // cuts the keying short they are ordered at least (in the suite's
+        // biggest positions the defence is often one of them).
+        ongoing.sort_by_key(|&index| {
+            turns[index]
+                .0
+                .iter()
+                .any(|action| matches!(action, Action::Sacrifice { .. }))
+        });
+        let results: Vec<&Position> = ongoing.iter().map(|&index| &turns[index].1).collect();
+        let keyed = keys(&results, deadline).into_iter().zip(ongoing).collect();
         let turns = turns
             .into_iter()
             .map(|(actions, result, _)| (actions, result))
@@ -623,44 +630,54 @@ impl ThreatChecker {
 }
 
 /// The keys of `results` by `order`, one after another on this thread;
-/// `None` if `deadline` comes first (ordering can cost a solver call and an
-/// evaluation a turn, over tens of thousands).
+/// from `deadline` on (ordering can cost a solver call and an evaluation a
+/// turn, over tens of thousands), the rest get [`UNKEYED`].
 fn keys_in_turn(
     results: &[&Position],
     deadline: Option<Instant>,
     mut order: impl FnMut(&Position) -> f32,
-) -> Option<Vec<f32>> {
+) -> Vec<f32> {
     let mut keys = Vec::with_capacity(results.len());
     for (index, result) in results.iter().enumerate() {
         if index % 64 == 0 && deadline.is_some_and(|deadline| Instant::now() >= deadline) {
-            return None;
+            keys.resize(results.len(), UNKEYED);
+            break;
         }
         keys.push(order(result));
     }
-    Some(keys)
+    keys
 }
+
+/// The key of a candidate that the deadline left unkeyed: after every keyed
+/// one, in the listing's order. Why not give up the whole list, as before:
+/// in a position of 60,000 turns the keys take longer than the checks'
+/// share, and a list ordered in part still holds the defences.
+const UNKEYED: f32 = f32::INFINITY;
 
 /// The keys of `results` by the static evaluation (for the side to move in
 /// each, the opponent of the turn's mover), spread over `pool`'s threads,
-/// each with a solver of its own; `None` if `deadline` comes first.
+/// each with a solver of its own; from `deadline` on, [`UNKEYED`].
 fn keys_on_pool(
     pool: &ThreadPool,
     results: &[&Position],
     deadline: Option<Instant>,
     rules: &Rules,
     tunables: &Tunables,
-) -> Option<Vec<f32>> {
+) -> Vec<f32> {
+    let late = AtomicBool::new(false);
     pool.install(|| {
         results
             .par_iter()
             .enumerate()
             .map_init(Solver::default, |solver, (index, result)| {
-                if index % 64 == 0 && deadline.is_some_and(|deadline| Instant::now() >= deadline) {
-                    return None;
+                if late.load(Ordering::Relaxed) {
+                    return UNKEYED;
                 }
-                Some(super::static_evaluation_using(
-                    result, rules, tunables, solver,
-                ))
+                if index % 64 == 0 && deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+                    late.store(true, Ordering::Relaxed);
+                    return UNKEYED;
+                }
+                super::static_evaluation_using(result, rules, tunables, solver)
             })
             .collect()
     })
@@ -2329,12 +2346,65 @@ mod tests {
     }
 
     #[test]
+    fn keys_cut_short_by_the_deadline_leave_the_rest_of_the_list_in_listing_order() {
+        let rules = Rules::STANDARD;
+        let tunables = Tunables::default();
+        let (position, _) = threatened_and_lost(&rules);
+        let past = Some(Instant::now());
+        let mut checker = ThreatChecker::default();
+        let keyed = |results: &[&Position], deadline| {
+            keys_in_turn(results, deadline, |result| {
+                crate::search::static_evaluation_using(
+                    result,
+                    &rules,
+                    &tunables,
+                    &mut Solver::default(),
+                )
+            })
+        };
+        let full = checker.candidates(&position, &rules, None, keyed).unwrap();
+        let cut = checker.candidates(&position, &rules, past, keyed).unwrap();
+        assert_eq!(cut.found, full.found);
+        assert_eq!(cut.turns.len(), full.turns.len(), "no candidate is lost");
+        // Nothing keyed: every ongoing turn in the order the listing gave.
+        let mut listed = Vec::new();
+        TurnEnumerator::default().for_each_turn(&position, &rules, |actions, _, outcome| {
+            if outcome == Outcome::Ongoing {
+                listed.push(actions.to_vec());
+            }
+        });
+        let cut_actions: Vec<_> = cut
+            .turns
+            .iter()
+            .map(|(actions, _)| actions.clone())
+            .collect();
+        assert_eq!(cut_actions, listed);
+        assert_ne!(
+            full.turns
+                .iter()
+                .map(|(actions, _)| actions)
+                .collect::<Vec<_>>(),
+            listed.iter().collect::<Vec<_>>(),
+            "the full keys reorder the list"
+        );
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let results: Vec<&Position> = full.turns.iter().map(|(_, result)| result).collect();
+        let late = keys_on_pool(&pool, &results, past, &rules, &tunables);
+        assert!(late.iter().all(|&key| key == UNKEYED) && late.len() == results.len());
+        let timely = keys_on_pool(&pool, &results, None, &rules, &tunables);
+        assert!(timely.iter().all(|&key| key.is_finite()));
+    }
+
+    #[test]
     fn a_crew_member_keeps_one_stopped_listing() {
         let rules = Rules::STANDARD;
         let (position, _) = threatened_and_lost(&rules);
         let mut lister = ThreatChecker::default();
         let turns = lister.candidates(&position, &rules, None, |results, _| {
-            Some(vec![0.0; results.len()])
+            vec![0.0; results.len()]
         });
         let results: Vec<Position> = turns
             .unwrap()
