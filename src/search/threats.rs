@@ -332,7 +332,9 @@ impl ThreatChecker {
     /// those after which the game goes on, sorted by `order` (lowest key
     /// first), each a candidate defence to decide with
     /// [`ThreatChecker::forced_win_in_two`] on its result. `None` when the
-    /// deadline came first. Each listed turn counts one unit of work.
+    /// deadline cut the listing short; turns the deadline left unkeyed come
+    /// last, in listing order ([`UNKEYED`]). Each listed turn counts one
+    /// unit of work.
     fn candidates(
         &mut self,
         position: &Position,
@@ -361,24 +363,27 @@ impl ThreatChecker {
         }
         self.spent += turns.len() as u64;
         let mut found = Vec::new();
-        let mut ongoing = Vec::new();
-        for (index, (actions, _, outcome)) in turns.iter().enumerate() {
-            match outcome {
-                Outcome::Win(winner) if *winner == mover => found.push(actions.clone()),
-                Outcome::Ongoing => ongoing.push(index),
-                _ => {}
-            }
-        }
         // The turns without a sacrifice are keyed first: they are tens
         // where the others can be tens of thousands, and when the deadline
         // cuts the keying short they are ordered at least (in the suite's
         // biggest positions the defence is often one of them).
-        ongoing.sort_by_key(|&index| {
-            turns[index]
-                .0
-                .iter()
-                .any(|action| matches!(action, Action::Sacrifice { .. }))
-        });
+        let mut ongoing = Vec::new();
+        let mut sacrificing = Vec::new();
+        for (index, (actions, _, outcome)) in turns.iter().enumerate() {
+            match outcome {
+                Outcome::Win(winner) if *winner == mover => found.push(actions.clone()),
+                Outcome::Ongoing
+                    if actions
+                        .iter()
+                        .any(|action| matches!(action, Action::Sacrifice { .. })) =>
+                {
+                    sacrificing.push(index)
+                }
+                Outcome::Ongoing => ongoing.push(index),
+                _ => {}
+            }
+        }
+        ongoing.append(&mut sacrificing);
         let results: Vec<&Position> = ongoing.iter().map(|&index| &turns[index].1).collect();
         let keyed = keys(&results, deadline).into_iter().zip(ongoing).collect();
         let turns = turns
