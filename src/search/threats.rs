@@ -101,15 +101,79 @@ impl ThreatBudget {
 /// Why a check stopped without an answer.
 struct OutOfBudget;
 
-/// `items` reordered by `keyed` (a key and an index into `items` each):
-/// lowest key first, ties in index order.
-fn lowest_key_first<T>(items: Vec<T>, mut keyed: Vec<(f32, usize)>) -> Vec<T> {
-    keyed.sort_by(|left, right| left.0.total_cmp(&right.0).then(left.1.cmp(&right.1)));
-    let mut items: Vec<Option<T>> = items.into_iter().map(Some).collect();
-    keyed
-        .into_iter()
-        .filter_map(|(_, index)| items[index].take())
-        .collect()
+/// Candidate defences with their results, kept in the order they were
+/// listed and tried in an order of their own (a rank is a place in that
+/// order). Why not one vector of turns sorted: a root can have 60,000
+/// turns, and building, moving and freeing 60,000 small vectors of
+/// actions and 128-byte positions took over 10 ms past the checks'
+/// deadline at 100 ms a turn; here the actions share one buffer and only
+/// the order is sorted.
+#[derive(Default)]
+struct CandidateList {
+    /// Every turn's actions, one after another.
+    actions: Vec<Action>,
+    /// Per listed turn, the end of its actions in `actions`.
+    ends: Vec<u32>,
+    /// Per listed turn, its result.
+    results: Vec<Position>,
+    /// The listed turns' indices, in the order to try them.
+    order: Vec<u32>,
+}
+
+impl CandidateList {
+    /// Adds a turn after the others, last in the order too.
+    fn push(&mut self, actions: &[Action], result: &Position) {
+        self.order.push(self.results.len() as u32);
+        self.actions.extend_from_slice(actions);
+        self.ends.push(self.actions.len() as u32);
+        self.results.push(*result);
+    }
+
+    /// How many turns the list holds.
+    fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+
+    /// The actions of the turn of listing index `index`.
+    fn listed_actions(&self, index: usize) -> &[Action] {
+        let start = index.checked_sub(1).map_or(0, |before| self.ends[before]);
+        &self.actions[start as usize..self.ends[index] as usize]
+    }
+
+    /// The actions of the turn at `rank` in the order.
+    fn actions(&self, rank: usize) -> &[Action] {
+        self.listed_actions(self.order[rank] as usize)
+    }
+
+    /// The result of the turn at `rank` in the order.
+    fn result(&self, rank: usize) -> &Position {
+        &self.results[self.order[rank] as usize]
+    }
+
+    /// The turns from `rank` on, in the order.
+    fn iter_from(&self, rank: usize) -> impl Iterator<Item = (&[Action], &Position)> {
+        self.order[rank.min(self.len())..].iter().map(|&index| {
+            let index = index as usize;
+            (self.listed_actions(index), &self.results[index])
+        })
+    }
+
+    /// Every turn, in the order.
+    fn iter(&self) -> impl Iterator<Item = (&[Action], &Position)> {
+        self.iter_from(0)
+    }
+
+    /// Orders the turns by `keyed` (a key and a listing index each, one per
+    /// turn): lowest key first, ties in listing order.
+    fn order_by(&mut self, mut keyed: Vec<(f32, u32)>) {
+        debug_assert_eq!(keyed.len(), self.results.len());
+        keyed.sort_unstable_by(|left, right| left.0.total_cmp(&right.0).then(left.1.cmp(&right.1)));
+        self.order = keyed.into_iter().map(|(_, index)| index).collect();
+    }
 }
 
 /// The side to move's turns as candidate defences (see
@@ -119,7 +183,7 @@ struct Candidates {
     /// Turns that win at once: defences without a check.
     found: Vec<Vec<Action>>,
     /// Turns after which the game goes on, best first, with their results.
-    turns: Vec<(Vec<Action>, Position)>,
+    turns: CandidateList,
 }
 
 /// The exact two-turn threat checker, with reusable buffers and the killer
@@ -310,7 +374,7 @@ impl ThreatChecker {
                 keys_in_turn(results, deadline, order)
             })?;
         let mut spent = self.spent - listing;
-        for (actions, result) in turns {
+        for (actions, result) in turns.iter() {
             if found.len() >= wanted {
                 break;
             }
@@ -319,10 +383,10 @@ impl ThreatChecker {
                 deadline: budget.deadline,
             };
             let before = self.spent;
-            let wins = self.forced_win_in_two(&result, rules, remaining)?;
+            let wins = self.forced_win_in_two(result, rules, remaining)?;
             spent += self.spent - before;
             if !wins {
-                found.push(actions);
+                found.push(actions.to_vec());
             }
         }
         Some(found)
@@ -349,48 +413,55 @@ impl ThreatChecker {
             return Some(Candidates::default());
         }
         let mover = position.side_to_move();
-        let mut turns = Vec::new();
+        let mut found = Vec::new();
+        let mut turns = CandidateList::default();
+        // The turns without a sacrifice are keyed first: they are tens
+        // where the others can be tens of thousands, and when the deadline
+        // cuts the keying short they are ordered at least (in the suite's
+        // biggest positions the defence is often one of them).
+        let mut sacrificing = Vec::new();
+        let mut listed = 0;
         // Every turn is listed and sorted: the plain order costs least.
         self.outer.set_order(TurnOrder::Plain);
         let complete = self.outer.for_each_turn_until(
             position,
             rules,
             deadline,
-            |actions, result, outcome| turns.push((actions.to_vec(), *result, outcome)),
+            |actions, result, outcome| {
+                listed += 1;
+                match outcome {
+                    Outcome::Win(winner) if winner == mover => found.push(actions.to_vec()),
+                    Outcome::Ongoing => {
+                        if actions
+                            .iter()
+                            .any(|action| matches!(action, Action::Sacrifice { .. }))
+                        {
+                            sacrificing.push(turns.len() as u32);
+                        }
+                        turns.push(actions, result);
+                    }
+                    _ => {}
+                }
+            },
         );
         if !complete {
             return None;
         }
-        self.spent += turns.len() as u64;
-        let mut found = Vec::new();
-        // The turns without a sacrifice are keyed first: they are tens
-        // where the others can be tens of thousands, and when the deadline
-        // cuts the keying short they are ordered at least (in the suite's
-        // biggest positions the defence is often one of them).
-        let mut ongoing = Vec::new();
-        let mut sacrificing = Vec::new();
-        for (index, (actions, _, outcome)) in turns.iter().enumerate() {
-            match outcome {
-                Outcome::Win(winner) if *winner == mover => found.push(actions.clone()),
-                Outcome::Ongoing
-                    if actions
-                        .iter()
-                        .any(|action| matches!(action, Action::Sacrifice { .. })) =>
-                {
-                    sacrificing.push(index)
-                }
-                Outcome::Ongoing => ongoing.push(index),
-                _ => {}
+        self.spent += listed;
+        let mut keying: Vec<u32> = Vec::with_capacity(turns.len());
+        let mut next_sacrificing = sacrificing.iter().peekable();
+        for index in 0..turns.len() as u32 {
+            if next_sacrificing.next_if_eq(&&index).is_none() {
+                keying.push(index);
             }
         }
-        ongoing.append(&mut sacrificing);
-        let results: Vec<&Position> = ongoing.iter().map(|&index| &turns[index].1).collect();
-        let keyed = keys(&results, deadline).into_iter().zip(ongoing).collect();
-        let turns = turns
-            .into_iter()
-            .map(|(actions, result, _)| (actions, result))
+        keying.extend_from_slice(&sacrificing);
+        let results: Vec<&Position> = keying
+            .iter()
+            .map(|&index| &turns.results[index as usize])
             .collect();
-        let turns = lowest_key_first(turns, keyed);
+        let keyed = keys(&results, deadline).into_iter().zip(keying).collect();
+        turns.order_by(keyed);
         Some(Candidates { found, turns })
     }
 
@@ -937,7 +1008,7 @@ struct Round {
 fn decide_on_pool(
     pool: &ThreadPool,
     members: &mut [CrewMember],
-    candidates: &[(Vec<Action>, Position)],
+    candidates: &CandidateList,
     items: Items,
     first_pass: bool,
     rules: &Rules,
@@ -974,7 +1045,7 @@ fn decide_on_pool(
                         work: each.work.saturating_sub(mine.work_spent()),
                         deadline: each.deadline,
                     };
-                    let result = &candidates[index].1;
+                    let result = candidates.result(index);
                     let Ok(verdict) = decide(mine, result, rules, in_first_pass, remaining) else {
                         member.pending = Some((index, in_first_pass));
                         break;
@@ -1150,7 +1221,7 @@ pub(super) struct RootVerifier {
     listed: bool,
     /// The root's turns still to try as defences, best first, with their
     /// results ([`RootVerifier::seek_defence`]).
-    candidates: Vec<(Vec<Action>, Position)>,
+    candidates: CandidateList,
     /// The next of `candidates` to try.
     next_candidate: usize,
     /// Candidates put aside, as indices into `candidates`: after them a
@@ -1208,7 +1279,7 @@ impl RootVerifier {
             work,
             exhausted: false,
             listed: false,
-            candidates: Vec::new(),
+            candidates: CandidateList::default(),
             next_candidate: 0,
             deferred: Vec::new(),
             next_deferred: 0,
@@ -1254,17 +1325,22 @@ impl RootVerifier {
             return;
         };
         let mut solver = Solver::default();
+        let mut candidates = CandidateList::default();
+        for (actions, result) in &safe {
+            candidates.push(actions, result);
+        }
         let keyed = safe
             .iter()
             .enumerate()
             .map(|(index, (_, result))| {
                 (
                     super::static_evaluation_using(result, rules, tunables, &mut solver),
-                    index,
+                    index as u32,
                 )
             })
             .collect();
-        self.candidates = lowest_key_first(safe, keyed);
+        candidates.order_by(keyed);
+        self.candidates = candidates;
     }
 
     /// The time the checks took, which the search adds to its limits: at
@@ -1619,8 +1695,8 @@ impl RootVerifier {
             for &(_, index, verdict) in &round.verdicts {
                 match verdict {
                     Verdict::Deferred => self.deferred.push(index),
-                    Verdict::Refuted => self.refuted.push(self.candidates[index].0.clone()),
-                    Verdict::Safe => self.safe.push(self.candidates[index].0.clone()),
+                    Verdict::Refuted => self.refuted.push(self.candidates.actions(index).to_vec()),
+                    Verdict::Safe => self.safe.push(self.candidates.actions(index).to_vec()),
                 }
             }
             decided |= !round.verdicts.is_empty();
@@ -1698,7 +1774,7 @@ impl RootVerifier {
             } else {
                 return Progress::Exhausted;
             };
-            let result = &self.candidates[index].1;
+            let result = self.candidates.result(index);
             match decide(&mut self.checker, result, rules, first_pass, |_| budget) {
                 Ok(Verdict::Deferred) => {
                     self.deferred.push(index);
@@ -1706,14 +1782,14 @@ impl RootVerifier {
                     continue;
                 }
                 Ok(Verdict::Refuted) => {
-                    self.refuted.push(self.candidates[index].0.clone());
+                    self.refuted.push(self.candidates.actions(index).to_vec());
                     if first_pass {
                         self.next_candidate += 1;
                     } else {
                         self.next_deferred += 1;
                     }
                 }
-                Ok(Verdict::Safe) => self.safe.push(self.candidates[index].0.clone()),
+                Ok(Verdict::Safe) => self.safe.push(self.candidates.actions(index).to_vec()),
                 Err(deferring) => {
                     return Progress::Stopped {
                         needs_longer: !deferring && !decided,
@@ -1936,14 +2012,14 @@ impl RootVerifier {
         checker.reset_work();
         let tree = || reading.turns().map(|turn| turn.actions.as_slice());
         let untried = || {
-            candidates[(*next_candidate).min(candidates.len())..]
-                .iter()
-                .map(|(actions, _)| actions.as_slice())
+            candidates
+                .iter_from(*next_candidate)
+                .map(|(actions, _)| actions)
         };
         let put_aside = || {
             deferred[(*next_deferred).min(deferred.len())..]
                 .iter()
-                .map(|&index| candidates[index].0.as_slice())
+                .map(|&index| candidates.actions(index))
         };
         let passes: &[bool] = if refuted_choice {
             &[true, false]
@@ -2351,6 +2427,57 @@ mod tests {
     }
 
     #[test]
+    fn the_candidate_list_gives_each_turn_with_its_own_result_in_key_order() {
+        let rules = Rules::STANDARD;
+        let (position, _) = threatened_and_lost(&rules);
+        let mut turns = Vec::new();
+        TurnEnumerator::default().for_each_turn(&position, &rules, |actions, result, outcome| {
+            if outcome == Outcome::Ongoing {
+                turns.push((actions.to_vec(), *result));
+            }
+        });
+        // Turns of different lengths share one buffer of actions.
+        assert!(turns.iter().any(|(actions, _)| actions.len() == 1));
+        assert!(turns.iter().any(|(actions, _)| actions.len() > 2));
+        let mut list = CandidateList::default();
+        for (actions, result) in &turns {
+            list.push(actions, result);
+        }
+        assert_eq!(list.len(), turns.len());
+        for (rank, (actions, result)) in turns.iter().enumerate() {
+            assert_eq!(list.actions(rank), actions.as_slice());
+            assert_eq!(list.result(rank).hash(), result.hash());
+        }
+        // Keys that reverse the listing, with a tie kept in listing order.
+        let count = turns.len() as u32;
+        let keyed = (0..count)
+            .map(|index| {
+                (
+                    if index < 2 {
+                        0.0
+                    } else {
+                        (count - index) as f32
+                    },
+                    index,
+                )
+            })
+            .collect();
+        list.order_by(keyed);
+        let expected: Vec<usize> = [0, 1].into_iter().chain((2..turns.len()).rev()).collect();
+        for (rank, &index) in expected.iter().enumerate() {
+            assert_eq!(list.actions(rank), turns[index].0.as_slice());
+            assert_eq!(list.result(rank).hash(), turns[index].1.hash());
+        }
+        let tail: Vec<&[Action]> = list.iter_from(3).map(|(actions, _)| actions).collect();
+        let expected_tail: Vec<&[Action]> = expected[3..]
+            .iter()
+            .map(|&index| turns[index].0.as_slice())
+            .collect();
+        assert_eq!(tail, expected_tail);
+        assert_eq!(list.iter_from(list.len() + 5).count(), 0);
+    }
+
+    #[test]
     fn keys_cut_short_by_the_deadline_leave_the_rest_of_the_list_in_listing_order() {
         let rules = Rules::STANDARD;
         let tunables = Tunables::default();
@@ -2381,7 +2508,7 @@ mod tests {
         let cut_actions: Vec<_> = cut
             .turns
             .iter()
-            .map(|(actions, _)| actions.clone())
+            .map(|(actions, _)| actions.to_vec())
             .collect();
         assert_eq!(cut_actions, listed);
         assert_ne!(
@@ -2389,7 +2516,7 @@ mod tests {
                 .iter()
                 .map(|(actions, _)| actions)
                 .collect::<Vec<_>>(),
-            listed.iter().collect::<Vec<_>>(),
+            listed.iter().map(Vec::as_slice).collect::<Vec<_>>(),
             "the full keys reorder the list"
         );
         let pool = rayon::ThreadPoolBuilder::new()
@@ -2414,8 +2541,8 @@ mod tests {
         let results: Vec<Position> = turns
             .unwrap()
             .turns
-            .into_iter()
-            .map(|(_, result)| result)
+            .iter()
+            .map(|(_, result)| *result)
             .collect();
         // Checks of several positions, each stopped early, as a defence
         // search's slices leave them.
