@@ -419,7 +419,7 @@ impl ThreatChecker {
         // where the others can be tens of thousands, and when the deadline
         // cuts the keying short they are ordered at least (in the suite's
         // biggest positions the defence is often one of them).
-        let mut sacrificing = Vec::new();
+        let (mut quiet, mut sacrificing) = (Vec::new(), Vec::new());
         let mut listed = 0;
         // Every turn is listed and sorted: the plain order costs least.
         self.outer.set_order(TurnOrder::Plain);
@@ -432,11 +432,14 @@ impl ThreatChecker {
                 match outcome {
                     Outcome::Win(winner) if winner == mover => found.push(actions.to_vec()),
                     Outcome::Ongoing => {
+                        let index = turns.len() as u32;
                         if actions
                             .iter()
                             .any(|action| matches!(action, Action::Sacrifice { .. }))
                         {
-                            sacrificing.push(turns.len() as u32);
+                            sacrificing.push(index);
+                        } else {
+                            quiet.push(index);
                         }
                         turns.push(actions, result);
                     }
@@ -448,14 +451,8 @@ impl ThreatChecker {
             return None;
         }
         self.spent += listed;
-        let mut keying: Vec<u32> = Vec::with_capacity(turns.len());
-        let mut next_sacrificing = sacrificing.iter().peekable();
-        for index in 0..turns.len() as u32 {
-            if next_sacrificing.next_if_eq(&&index).is_none() {
-                keying.push(index);
-            }
-        }
-        keying.extend_from_slice(&sacrificing);
+        let mut keying = quiet;
+        keying.append(&mut sacrificing);
         let results: Vec<&Position> = keying
             .iter()
             .map(|&index| &turns.results[index as usize])
@@ -1224,7 +1221,7 @@ pub(super) struct RootVerifier {
     candidates: CandidateList,
     /// The next of `candidates` to try.
     next_candidate: usize,
-    /// Candidates put aside, as indices into `candidates`: after them a
+    /// Candidates put aside, as ranks in `candidates`: after them a
     /// known plan of the opponent still threatens.
     deferred: Vec<usize>,
     /// The next of `deferred` to try.
