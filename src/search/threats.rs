@@ -134,6 +134,8 @@ impl CandidateList {
         self.order.len()
     }
 
+    /// Whether the list holds no turn (in check, a classification cut
+    /// short leaves none to resume).
     fn is_empty(&self) -> bool {
         self.order.is_empty()
     }
@@ -1323,19 +1325,12 @@ impl RootVerifier {
         };
         let mut solver = Solver::default();
         let mut candidates = CandidateList::default();
-        for (actions, result) in &safe {
+        let mut keyed = Vec::with_capacity(safe.len());
+        for (index, (actions, result)) in safe.iter().enumerate() {
             candidates.push(actions, result);
+            let key = super::static_evaluation_using(result, rules, tunables, &mut solver);
+            keyed.push((key, index as u32));
         }
-        let keyed = safe
-            .iter()
-            .enumerate()
-            .map(|(index, (_, result))| {
-                (
-                    super::static_evaluation_using(result, rules, tunables, &mut solver),
-                    index as u32,
-                )
-            })
-            .collect();
         candidates.order_by(keyed);
         self.candidates = candidates;
     }
