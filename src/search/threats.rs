@@ -1883,13 +1883,33 @@ impl RootVerifier {
             return choice;
         }
         self.checker.reset_work();
-        if !self.refuted.contains(&choice.actions)
-            && self
+        let verdict = if self.refuted.contains(&choice.actions) {
+            Some(false)
+        } else {
+            let verdict = self
                 .checker
-                .is_defence(position, &choice.actions, rules, budget)
-                != Some(false)
-        {
-            return choice;
+                .is_defence(position, &choice.actions, rules, budget);
+            match (verdict, budget.deadline) {
+                // On the clock the search may have left the check nothing:
+                // a short look of its own, resuming it, as `escape` has.
+                (None, Some(_)) => {
+                    let look = ThreatBudget {
+                        work: budget.work,
+                        deadline: Some(Instant::now() + ESCAPE_TIME),
+                    };
+                    self.checker
+                        .is_defence(position, &choice.actions, rules, look)
+                }
+                (verdict, _) => verdict,
+            }
+        };
+        match verdict {
+            Some(true) => return choice,
+            None => return self.proven_instead(choice, reading, position, rules),
+            Some(false) => {
+                self.refuted.push(choice.actions.clone());
+                self.threatened = true;
+            }
         }
         let defence = |actions: &[Action], value: f32| Choice {
             actions: actions.to_vec(),
@@ -1913,7 +1933,11 @@ impl RootVerifier {
             {
                 Some(true) => return defence(&turn.actions, turn.value),
                 Some(false) => {}
-                None => return choice,
+                None => {
+                    return self
+                        .escape(&choice, reading, position, rules, budget)
+                        .unwrap_or(choice)
+                }
             }
         }
         if let Some(safe) = self.safe.first() {
@@ -1936,13 +1960,61 @@ impl RootVerifier {
             None => self.advance_list(rules, budget.work, budget.deadline),
         };
         if !matches!(progress, Progress::Found) {
-            return choice;
+            return self
+                .escape(&choice, reading, position, rules, budget)
+                .unwrap_or(choice);
         }
         let found = self.safe[0].clone();
         match defence_value(position, &found, rules, tunables) {
             Some(value) => defence(&found, value),
             None => choice,
         }
+    }
+
+    /// The turn to play when the check after the search could not decide
+    /// `choice`: a turn proven to defend during the search that the tree
+    /// visited more than the choice, else `choice`. Turns are compared by
+    /// their results, with the visits of the result's node: the tree
+    /// reaches one result by several orders of the same actions, and a
+    /// check proves whichever order it was given.
+    ///
+    /// Why: the in-search checks stop at [`VERIFY_UNTIL`] of the time and
+    /// a `movetime` leaves the check after the search nothing, so a turn
+    /// the tree's best line reaches in the last moments is played
+    /// unchecked. In suite position 35 that line (read one action at a
+    /// time, following the most visited action) ends in a turn of 237
+    /// visits that loses by force, while the turn proven to defend in 1 ms
+    /// at a fifth of the search had 7,858.
+    fn proven_instead(
+        &self,
+        choice: Choice,
+        reading: &TreeReading,
+        position: &Position,
+        rules: &Rules,
+    ) -> Choice {
+        let proven: Vec<u64> = self
+            .safe
+            .iter()
+            .filter_map(|turn| result_of(position, turn, rules))
+            .map(|result| result.hash())
+            .collect();
+        let Some(chosen) = result_of(position, &choice.actions, rules) else {
+            return choice;
+        };
+        let visits = reading
+            .candidates
+            .iter()
+            .find(|turn| turn.result.hash() == chosen.hash())
+            .map_or(0, |turn| turn.visits);
+        reading
+            .candidates
+            .iter()
+            .find(|turn| proven.contains(&turn.result.hash()) && turn.visits > visits)
+            .map_or(choice, |turn| Choice {
+                actions: turn.actions.clone(),
+                value: turn.value,
+                decision: Decision::Search,
+            })
     }
 
     /// The turn to play under a threat with no defence proven in time, when
@@ -2664,10 +2736,68 @@ mod tests {
         );
 
         // With only the after-search half, a search started afresh does
-        // not reach it, and the choice stands.
+        // not reach it: the choice, proven lost, gives way to a turn that
+        // no check refuted.
         let mut fresh = verifier();
-        let kept = defend(&mut fresh);
-        assert_eq!(kept.decision, Decision::Search);
+        let escaped = defend(&mut fresh);
+        assert_eq!(escaped.decision, Decision::UnrefutedTurn);
+        assert_ne!(escaped.actions, lost);
+        assert!(fresh.refuted.contains(&lost));
+    }
+
+    #[test]
+    fn an_undecided_choice_gives_way_to_a_proven_defence_the_tree_visited_more() {
+        let rules = Rules::STANDARD;
+        let tunables = Tunables::default();
+        let (position, lost) = threatened_and_lost(&rules);
+        let limits = SearchLimits::nodes(1_000);
+        let mut verifier = RootVerifier::new(&limits, None, Instant::now(), 0.125);
+        verifier.list_candidates(&position, &rules, &tunables, None, None);
+        assert!(matches!(
+            verifier.advance_list(&rules, u64::MAX, None),
+            Progress::Found
+        ));
+        let defence = verifier.safe[0].clone();
+        // The choice itself was never checked, and the check after the
+        // search has no work to decide it.
+        verifier.refuted.clear();
+        let undecided = ThreatBudget::work(1);
+        let choice = || Choice {
+            actions: lost.clone(),
+            value: 0.5,
+            decision: Decision::Search,
+        };
+        let mut play_with = |defence_visits: u64| {
+            let reading = TreeReading {
+                best: Some(tree_turn(&position, &lost, &rules)),
+                candidates: vec![
+                    TreeTurn {
+                        visits: 100,
+                        ..tree_turn(&position, &lost, &rules)
+                    },
+                    TreeTurn {
+                        visits: defence_visits,
+                        value: -0.5,
+                        ..tree_turn(&position, &defence, &rules)
+                    },
+                ],
+            };
+            verifier.defend(
+                choice(),
+                &reading,
+                &position,
+                &rules,
+                &tunables,
+                undecided,
+                None,
+            )
+        };
+        let played = play_with(101);
+        assert_eq!(played.actions, defence);
+        assert_eq!(played.decision, Decision::Search);
+        assert_eq!(played.value, -0.5);
+        // Visited less, the proven defence does not replace it.
+        let kept = play_with(99);
         assert_eq!(kept.actions, lost);
     }
 }
