@@ -1851,8 +1851,13 @@ impl RootVerifier {
     /// search first comes as it is), then every turn, best first by the
     /// static evaluation, resuming the defence search where the in-search
     /// checks left it; the first defence found replaces the choice. When the
-    /// budget runs out, or no defence exists, the choice stands: the check
-    /// only ever swaps a turn proven lost in two for one proven not to be, so
+    /// budget runs out, or no defence exists, a choice proven lost gives way
+    /// to a turn no check refuted ([`RootVerifier::escape`]), and a choice
+    /// left undecided to a proven defence the tree visited more
+    /// ([`RootVerifier::proven_instead`]); otherwise the choice stands. On
+    /// the clock, a check of the choice that the search left no time gets a
+    /// short look of its own ([`ESCAPE_TIME`]). Every replacement is a
+    /// proven defence or a turn the opponent cannot win against at once, so
     /// the win-in-1 guarantees of the search still hold.
     ///
     /// Why resume: under a node limit the in-search checks can spend their
@@ -1992,6 +1997,9 @@ impl RootVerifier {
         position: &Position,
         rules: &Rules,
     ) -> Choice {
+        if self.safe.is_empty() {
+            return choice;
+        }
         let proven: Vec<u64> = self
             .safe
             .iter()
