@@ -118,6 +118,11 @@ struct CandidateList {
     results: Vec<Position>,
     /// The listed turns' indices, in the order to try them.
     order: Vec<u32>,
+    /// Per listed turn, its key ([`UNKEYED`] until keyed).
+    keys: Vec<f32>,
+    /// How many of `order` are ordered by key: those after are listed but
+    /// not keyed yet ([`CandidateList::order_rest`]), in listing order.
+    keyed: usize,
 }
 
 impl CandidateList {
@@ -127,6 +132,17 @@ impl CandidateList {
         self.actions.extend_from_slice(actions);
         self.ends.push(self.actions.len() as u32);
         self.results.push(*result);
+        self.keys.push(UNKEYED);
+    }
+
+    /// How many turns, from the first in the order, are ordered by key.
+    fn keyed(&self) -> usize {
+        self.keyed
+    }
+
+    /// The key of the turn at `rank` ([`UNKEYED`] if it has none).
+    fn key(&self, rank: usize) -> f32 {
+        self.keys[self.order[rank] as usize]
     }
 
     /// How many turns the list holds.
@@ -171,10 +187,48 @@ impl CandidateList {
 
     /// Orders the turns by `keyed` (a key and a listing index each, one per
     /// turn): lowest key first, ties in listing order.
-    fn order_by(&mut self, mut keyed: Vec<(f32, u32)>) {
+    fn order_by(&mut self, keyed: Vec<(f32, u32)>) {
         debug_assert_eq!(keyed.len(), self.results.len());
+        self.order_front(keyed);
+    }
+
+    /// Puts the turns of `keyed` (a key and a listing index each) first,
+    /// lowest key first with ties in listing order, and the turns not in
+    /// it after them, in listing order, to be keyed later
+    /// ([`CandidateList::order_rest`]).
+    fn order_front(&mut self, mut keyed: Vec<(f32, u32)>) {
         keyed.sort_unstable_by(|left, right| left.0.total_cmp(&right.0).then(left.1.cmp(&right.1)));
+        let mut taken = vec![false; self.results.len()];
+        for &(key, index) in &keyed {
+            self.keys[index as usize] = key;
+            taken[index as usize] = true;
+        }
+        self.keyed = keyed.len();
         self.order = keyed.into_iter().map(|(_, index)| index).collect();
+        self.order
+            .extend((0..self.results.len() as u32).filter(|&index| !taken[index as usize]));
+    }
+
+    /// Keys the turns not keyed yet with `keys` (given their results, in
+    /// the order's), and orders them by key after the others; turns that
+    /// `keys` leaves [`UNKEYED`] stay last, in listing order.
+    fn order_rest(&mut self, keys: impl FnOnce(&[&Position]) -> Vec<f32>) {
+        let rest = &self.order[self.keyed..];
+        let results: Vec<&Position> = rest
+            .iter()
+            .map(|&index| &self.results[index as usize])
+            .collect();
+        let mut keyed: Vec<(f32, u32)> = keys(&results)
+            .into_iter()
+            .zip(rest.iter().copied())
+            .collect();
+        keyed.sort_unstable_by(|left, right| left.0.total_cmp(&right.0).then(left.1.cmp(&right.1)));
+        for &(key, index) in &keyed {
+            self.keys[index as usize] = key;
+        }
+        self.order.truncate(self.keyed);
+        self.order.extend(keyed.into_iter().map(|(_, index)| index));
+        self.keyed = self.order.len();
     }
 }
 
@@ -371,10 +425,13 @@ impl ThreatChecker {
         order: impl FnMut(&Position) -> f32,
     ) -> Option<Vec<Vec<Action>>> {
         let listing = self.spent;
-        let Candidates { mut found, turns } =
-            self.candidates(position, rules, budget.deadline, |results, deadline| {
-                keys_in_turn(results, deadline, order)
-            })?;
+        let Candidates { mut found, turns } = self.candidates(
+            position,
+            rules,
+            budget.deadline,
+            false,
+            |results, deadline| keys_in_turn(results, deadline, order),
+        )?;
         let mut spent = self.spent - listing;
         for (actions, result) in turns.iter() {
             if found.len() >= wanted {
@@ -399,13 +456,17 @@ impl ThreatChecker {
     /// first), each a candidate defence to decide with
     /// [`ThreatChecker::forced_win_in_two`] on its result. `None` when the
     /// deadline cut the listing short; turns the deadline left unkeyed come
-    /// last, in listing order ([`UNKEYED`]). Each listed turn counts one
-    /// unit of work.
+    /// last, in listing order ([`UNKEYED`]). With `quiet_only`, only the
+    /// turns without a sacrifice are keyed and sorted, and the others follow
+    /// in listing order, to be keyed when the search reaches them
+    /// ([`CandidateList::order_rest`]). Each listed turn counts one unit of
+    /// work.
     fn candidates(
         &mut self,
         position: &Position,
         rules: &Rules,
         deadline: Option<Instant>,
+        quiet_only: bool,
         keys: impl FnOnce(&[&Position], Option<Instant>) -> Vec<f32>,
     ) -> Option<Candidates> {
         if position.in_setup()
@@ -454,13 +515,15 @@ impl ThreatChecker {
         }
         self.spent += listed;
         let mut keying = quiet;
-        keying.append(&mut sacrificing);
+        if !quiet_only {
+            keying.append(&mut sacrificing);
+        }
         let results: Vec<&Position> = keying
             .iter()
             .map(|&index| &turns.results[index as usize])
             .collect();
         let keyed = keys(&results, deadline).into_iter().zip(keying).collect();
-        turns.order_by(keyed);
+        turns.order_front(keyed);
         Some(Candidates { found, turns })
     }
 
@@ -607,8 +670,12 @@ impl ThreatChecker {
                 let Some(result) = checker.replayed(index, position, rules) else {
                     continue;
                 };
-                // A win at once of A's own would refute the plan.
-                if checker.threatens(&result, rules)? && !checker.wins_at_once(&result, rules)? {
+                // A win at once of A's own would refute the plan, and so
+                // would a reply that refuted a plan before.
+                if checker.threatens(&result, rules)?
+                    && !checker.wins_at_once(&result, rules)?
+                    && !checker.killer_refutes(&result, rules)?
+                {
                     return Ok(true);
                 }
             }
@@ -648,16 +715,8 @@ impl ThreatChecker {
         if self.wins_at_once(position, rules)? {
             return Ok(true);
         }
-        for index in 0..self.killers.len() {
-            let mut reply = *position;
-            let legal = self.killers[index]
-                .iter()
-                .all(|&action| reply.try_apply(rules, action).is_ok());
-            if legal && self.refutes(&mut reply, rules)? {
-                let killer = self.killers.remove(index);
-                self.killers.insert(0, killer);
-                return Ok(true);
-            }
+        if self.killer_refutes(position, rules)? {
+            return Ok(true);
         }
         let mut inner = std::mem::take(&mut self.inner);
         let mut stops = std::mem::take(&mut self.resume_replies);
@@ -690,6 +749,24 @@ impl ThreatChecker {
         };
         remember_first(&mut self.killers, killer);
         Ok(true)
+    }
+
+    /// Whether one of the remembered refuting replies, played by A to move
+    /// in `position`, refutes B's turn (see [`ThreatChecker::refutes`]); the
+    /// one that does moves to the front.
+    fn killer_refutes(&mut self, position: &Position, rules: &Rules) -> Result<bool, OutOfBudget> {
+        for index in 0..self.killers.len() {
+            let mut reply = *position;
+            let legal = self.killers[index]
+                .iter()
+                .all(|&action| reply.try_apply(rules, action).is_ok());
+            if legal && self.refutes(&mut reply, rules)? {
+                let killer = self.killers.remove(index);
+                self.killers.insert(0, killer);
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// Whether ending the turn in `reply` (A's actions played) refutes B.
@@ -756,6 +833,26 @@ fn keys_on_pool(
             })
             .collect()
     })
+}
+
+/// The keys of `results` by the static evaluation, on `pool`'s threads if
+/// given, else on this one; from `deadline` on, [`UNKEYED`].
+fn evaluation_keys(
+    results: &[&Position],
+    deadline: Option<Instant>,
+    rules: &Rules,
+    tunables: &Tunables,
+    pool: Option<&ThreadPool>,
+) -> Vec<f32> {
+    match pool {
+        Some(pool) => keys_on_pool(pool, results, deadline, rules, tunables),
+        None => {
+            let mut solver = Solver::default();
+            keys_in_turn(results, deadline, |result| {
+                super::static_evaluation_using(result, rules, tunables, &mut solver)
+            })
+        }
+    }
 }
 
 /// The first turn `enumerator` lists in `position` that `test` (given the
@@ -1045,9 +1142,15 @@ fn decide_on_pool(
                         deadline: each.deadline,
                     };
                     let result = candidates.result(index);
-                    let Ok(verdict) = decide(mine, result, rules, in_first_pass, remaining) else {
-                        member.pending = Some((index, in_first_pass));
-                        break;
+                    let verdict = decide(mine, result, rules, in_first_pass, remaining);
+                    let verdict = match verdict {
+                        Ok(verdict) => verdict,
+                        Err(deferring) => {
+                            // Stopped in the full check, it goes on with
+                            // it (see `RootVerifier::advance_list`).
+                            member.pending = Some((index, in_first_pass && deferring));
+                            break;
+                        }
                     };
                     verdicts.push((claim, index, verdict));
                     if verdict == Verdict::Safe {
@@ -1130,6 +1233,9 @@ enum Progress {
     /// The budget ran out; `needs_longer` when not even one turn was
     /// decided, so that the next advance should get more time.
     Stopped { needs_longer: bool },
+    /// The first pass reached the candidates not keyed yet
+    /// ([`RootVerifier::advance`] keys them and goes on).
+    Unkeyed,
 }
 
 /// When the in-search verifier starts, as a share of the search: the tree
@@ -1228,6 +1334,11 @@ pub(super) struct RootVerifier {
     deferred: Vec<usize>,
     /// The next of `deferred` to try.
     next_deferred: usize,
+    /// Set once `deferred` is in key order, at the end of the first pass.
+    deferred_sorted: bool,
+    /// The rank of the candidate whose full check ran out of budget last
+    /// ([`RootVerifier::advance_list`]).
+    unfinished: Option<usize>,
     /// The threads of the defence search on a pool, kept from visit to
     /// visit ([`RootVerifier::advance_on_pool`]).
     crew: Vec<CrewMember>,
@@ -1282,6 +1393,8 @@ impl RootVerifier {
             next_candidate: 0,
             deferred: Vec::new(),
             next_deferred: 0,
+            deferred_sorted: false,
+            unfinished: None,
             crew: Vec::new(),
             slice: None,
             seek_spent: Duration::ZERO,
@@ -1582,10 +1695,8 @@ impl RootVerifier {
                 verifier.list_candidates(position, rules, shared.tunables, deadline, pool);
             }
             let slice = verifier.slice_end(deadline);
-            let progress = match pool {
-                Some(pool) => verifier.advance_on_pool(pool, rules, verifier.work, slice),
-                None => verifier.advance_list(rules, verifier.work, slice),
-            };
+            let work = verifier.work;
+            let progress = verifier.advance(rules, shared.tunables, work, slice, pool);
             if let Progress::Stopped { needs_longer: true } = progress {
                 // This turn needs a longer slice: the next visit has it.
                 verifier.slice = verifier.slice.map(|slice| slice * 2);
@@ -1650,9 +1761,13 @@ impl RootVerifier {
         }
         let mut decided = false;
         while self.safe.is_empty() {
-            let first_pass = self.next_candidate < self.candidates.len();
+            let end = match self.first_pass_end() {
+                Ok(end) => end,
+                Err(unkeyed) => return unkeyed,
+            };
+            let first_pass = self.next_candidate < end;
             let items = if first_pass {
-                Items::Range(self.next_candidate, self.candidates.len())
+                Items::Range(self.next_candidate, end)
             } else {
                 Items::List(&self.deferred[self.next_deferred..])
             };
@@ -1727,21 +1842,76 @@ impl RootVerifier {
         pool: Option<&ThreadPool>,
     ) {
         self.listed = true;
-        let listed = self
-            .checker
-            .candidates(position, rules, deadline, |results, deadline| match pool {
-                Some(pool) => keys_on_pool(pool, results, deadline, rules, tunables),
-                None => {
-                    let mut solver = Solver::default();
-                    keys_in_turn(results, deadline, |result| {
-                        super::static_evaluation_using(result, rules, tunables, &mut solver)
-                    })
-                }
-            });
+        let listed =
+            self.checker
+                .candidates(position, rules, deadline, true, |results, deadline| {
+                    evaluation_keys(results, deadline, rules, tunables, pool)
+                });
         if let Some(listed) = listed {
             self.safe.extend(listed.found);
             self.candidates = listed.turns;
         }
+    }
+
+    /// Keys and orders the candidates with a sacrifice, which
+    /// [`RootVerifier::list_candidates`] left in listing order.
+    fn order_rest(
+        &mut self,
+        rules: &Rules,
+        tunables: &Tunables,
+        deadline: Option<Instant>,
+        pool: Option<&ThreadPool>,
+    ) {
+        self.candidates
+            .order_rest(|results| evaluation_keys(results, deadline, rules, tunables, pool));
+    }
+
+    /// Decides candidates ([`RootVerifier::advance_on_pool`] with a pool,
+    /// else [`RootVerifier::advance_list`]), keying the turns with a
+    /// sacrifice when the first pass reaches them.
+    fn advance(
+        &mut self,
+        rules: &Rules,
+        tunables: &Tunables,
+        work: u64,
+        deadline: Option<Instant>,
+        pool: Option<&ThreadPool>,
+    ) -> Progress {
+        loop {
+            let progress = match pool {
+                Some(pool) => self.advance_on_pool(pool, rules, work, deadline),
+                None => self.advance_list(rules, work, deadline),
+            };
+            if !matches!(progress, Progress::Unkeyed) {
+                return progress;
+            }
+            self.order_rest(rules, tunables, deadline, pool);
+        }
+    }
+
+    /// Where the first pass ends for now, and at its end the second pass's
+    /// order: `Err(Progress::Unkeyed)` when the first pass has reached the
+    /// turns not keyed yet. The turns put aside are tried by key, however
+    /// the first pass met them.
+    fn first_pass_end(&mut self) -> Result<usize, Progress> {
+        let keyed = self.candidates.keyed();
+        if self.next_candidate < keyed {
+            return Ok(keyed);
+        }
+        if keyed < self.candidates.len() {
+            return Err(Progress::Unkeyed);
+        }
+        if !self.deferred_sorted {
+            self.deferred_sorted = true;
+            let candidates = &self.candidates;
+            self.deferred[self.next_deferred..].sort_by(|&left, &right| {
+                candidates
+                    .key(left)
+                    .total_cmp(&candidates.key(right))
+                    .then(left.cmp(&right))
+            });
+        }
+        Ok(keyed)
     }
 
     /// Decides the defence search's candidates in turn, from where it
@@ -1758,7 +1928,11 @@ impl RootVerifier {
             // The first pass puts aside the turns after which a known plan
             // still threatens: most are lost to it, and proving so lists
             // all the reply turns. The second pass decides them.
-            let first_pass = self.next_candidate < self.candidates.len();
+            let end = match self.first_pass_end() {
+                Ok(end) => end,
+                Err(unkeyed) => return unkeyed,
+            };
+            let first_pass = self.next_candidate < end;
             let index = if first_pass {
                 self.next_candidate
             } else if let Some(&index) = self.deferred.get(self.next_deferred) {
@@ -1767,7 +1941,17 @@ impl RootVerifier {
                 return Progress::Exhausted;
             };
             let result = self.candidates.result(index);
-            match decide(&mut self.checker, result, rules, first_pass, |_| budget) {
+            // A candidate whose full check a slice left unfinished goes on
+            // with it, even if a plan learned since would put it aside: its
+            // work so far would be lost, and the plans that put turns aside
+            // wrongly are the ones learned late.
+            let deferring = first_pass && self.unfinished != Some(index);
+            let verdict = decide(&mut self.checker, result, rules, deferring, |_| budget);
+            self.unfinished = match verdict {
+                Err(false) => Some(index),
+                _ => None,
+            };
+            match verdict {
                 Ok(Verdict::Deferred) => {
                     self.deferred.push(index);
                     self.next_candidate += 1;
@@ -1960,10 +2144,7 @@ impl RootVerifier {
             return choice;
         }
         // The helpers are done: the pool has every thread.
-        let progress = match pool {
-            Some(pool) => self.advance_on_pool(pool, rules, budget.work, budget.deadline),
-            None => self.advance_list(rules, budget.work, budget.deadline),
-        };
+        let progress = self.advance(rules, tunables, budget.work, budget.deadline, pool);
         if !matches!(progress, Progress::Found) {
             return self
                 .escape(&choice, reading, position, rules, budget)
@@ -2378,6 +2559,108 @@ mod tests {
     }
 
     #[test]
+    fn a_remembered_refuting_reply_keeps_a_turn_from_being_put_aside() {
+        let rules = Rules::STANDARD;
+        let (position, lost) = threatened_and_lost(&rules);
+        let budget = ThreatBudget::work(50_000_000);
+        // Refuting the lost turn teaches the checker a plan, and the
+        // replies that refuted the other plans it tried on the way.
+        let mut checker = ThreatChecker::default();
+        assert_eq!(
+            checker.is_defence(&position, &lost, &rules, budget),
+            Some(false)
+        );
+        assert!(!checker.threats.is_empty() && !checker.killers.is_empty());
+        let mut forgetful = ThreatChecker {
+            threats: checker.threats.clone(),
+            ..ThreatChecker::default()
+        };
+        // A turn after which the plan, replayed, still leaves a pass lost
+        // and no win at once, but a remembered reply answers it.
+        let mut answered = None;
+        TurnEnumerator::default().for_each_turn_while(
+            &position,
+            &rules,
+            None,
+            |actions, result, outcome| {
+                if outcome == Outcome::Ongoing
+                    && forgetful.still_threatened(result, &rules, budget) == Some(true)
+                    && checker.still_threatened(result, &rules, budget) == Some(false)
+                {
+                    answered = Some((actions.to_vec(), *result));
+                }
+                answered.is_none()
+            },
+        );
+        let (_, result) = answered.expect("a turn a remembered reply answers");
+        // The reply does refute a plan there: after it, no win at once.
+        let mut solver = Solver::default();
+        let refutes = |planned: &Position, killer: &[Action], solver: &mut Solver| {
+            let mut reply = *planned;
+            killer
+                .iter()
+                .all(|&action| reply.try_apply(&rules, action).is_ok())
+                && reply.end_turn(&rules) == Ok(Outcome::Ongoing)
+                && !solver.can_win(&reply, &rules)
+        };
+        assert!(checker
+            .threats
+            .iter()
+            .filter_map(|plan| result_of(&result, plan, &rules))
+            .any(|planned| {
+                let killers = checker.killers.iter();
+                killers
+                    .clone()
+                    .any(|killer| refutes(&planned, killer, &mut solver))
+            }));
+        // In the first pass of the defence search it is decided, not put
+        // aside.
+        assert!(matches!(
+            decide(&mut checker, &result, &rules, true, |_| budget),
+            Ok(Verdict::Safe | Verdict::Refuted)
+        ));
+    }
+
+    #[test]
+    fn the_defence_search_keys_the_turns_with_a_sacrifice_when_it_reaches_them() {
+        let rules = Rules::STANDARD;
+        let tunables = Tunables::default();
+        let (position, _) = threatened_and_lost(&rules);
+        let sacrifices = |actions: &[Action]| {
+            actions
+                .iter()
+                .any(|action| matches!(action, Action::Sacrifice { .. }))
+        };
+        let mut verifier =
+            RootVerifier::new(&SearchLimits::nodes(1_000), None, Instant::now(), 0.125);
+        verifier.list_candidates(&position, &rules, &tunables, None, None);
+        let list = &verifier.candidates;
+        let quiet = list.keyed();
+        assert!(quiet > 0 && quiet < list.len(), "{quiet} of {}", list.len());
+        // The turns without a sacrifice first, by key; the others after
+        // them, unkeyed, in listing order.
+        assert!((0..quiet).all(|rank| !sacrifices(list.actions(rank))));
+        assert!((1..quiet).all(|rank| list.key(rank - 1) <= list.key(rank)));
+        assert!((quiet..list.len()).all(|rank| sacrifices(list.actions(rank))));
+        assert!((quiet..list.len()).all(|rank| list.key(rank) == UNKEYED));
+        assert!((quiet + 1..list.len()).all(|rank| list.order[rank - 1] < list.order[rank]));
+        let listed: Vec<u32> = list.order[quiet..].to_vec();
+        // The first pass stops where the keys end, and the search keys the
+        // rest before it goes on.
+        verifier.next_candidate = quiet;
+        assert!(matches!(verifier.first_pass_end(), Err(Progress::Unkeyed)));
+        verifier.order_rest(&rules, &tunables, None, None);
+        let list = &verifier.candidates;
+        assert_eq!(list.keyed(), list.len());
+        assert!((quiet + 1..list.len()).all(|rank| list.key(rank - 1) <= list.key(rank)));
+        let mut keyed: Vec<u32> = list.order[quiet..].to_vec();
+        keyed.sort_unstable();
+        assert_eq!(keyed, listed, "the same turns, reordered");
+        let all = list.len();
+        assert_eq!(verifier.first_pass_end().ok(), Some(all));
+    }
+
+    #[test]
     fn a_check_that_runs_out_among_the_replies_to_a_threat_says_so() {
         let rules = Rules::STANDARD;
         let after = plan_slow_to_prove(&rules);
@@ -2566,8 +2849,12 @@ mod tests {
                 )
             })
         };
-        let full = checker.candidates(&position, &rules, None, keyed).unwrap();
-        let cut = checker.candidates(&position, &rules, past, keyed).unwrap();
+        let full = checker
+            .candidates(&position, &rules, None, false, keyed)
+            .unwrap();
+        let cut = checker
+            .candidates(&position, &rules, past, false, keyed)
+            .unwrap();
         assert_eq!(cut.found, full.found);
         assert_eq!(cut.turns.len(), full.turns.len(), "no candidate is lost");
         // Nothing keyed: every ongoing turn in the order the listing gave.
@@ -2607,7 +2894,7 @@ mod tests {
         let rules = Rules::STANDARD;
         let (position, _) = threatened_and_lost(&rules);
         let mut lister = ThreatChecker::default();
-        let turns = lister.candidates(&position, &rules, None, |results, _| {
+        let turns = lister.candidates(&position, &rules, None, false, |results, _| {
             vec![0.0; results.len()]
         });
         let results: Vec<Position> = turns
@@ -2662,10 +2949,11 @@ mod tests {
         let mut slices = 0;
         loop {
             verifier.checker.reset_work();
-            match verifier.advance_on_pool(&pool, &rules, 3_000, None) {
+            match verifier.advance(&rules, &tunables, 3_000, None, Some(&pool)) {
                 Progress::Found => break,
                 Progress::Exhausted => panic!("no defence found"),
                 Progress::Stopped { .. } => slices += 1,
+                Progress::Unkeyed => panic!("the candidates are keyed as the search reaches them"),
             }
             assert!(slices < 10_000, "no progress");
         }
@@ -2704,7 +2992,7 @@ mod tests {
         let mut whole = verifier();
         whole.list_candidates(&position, &rules, &tunables, None, None);
         assert!(matches!(
-            whole.advance_list(&rules, u64::MAX, None),
+            whole.advance(&rules, &tunables, u64::MAX, None, None),
             Progress::Found
         ));
         let total = whole.checker.work_spent();
@@ -2714,7 +3002,7 @@ mod tests {
         let mut resumed = verifier();
         resumed.list_candidates(&position, &rules, &tunables, None, None);
         assert!(matches!(
-            resumed.advance_list(&rules, total * 3 / 4, None),
+            resumed.advance(&rules, &tunables, total * 3 / 4, None, None),
             Progress::Stopped { .. }
         ));
         let after_search = ThreatBudget::work(total / 2);
@@ -2762,7 +3050,7 @@ mod tests {
         let mut verifier = RootVerifier::new(&limits, None, Instant::now(), 0.125);
         verifier.list_candidates(&position, &rules, &tunables, None, None);
         assert!(matches!(
-            verifier.advance_list(&rules, u64::MAX, None),
+            verifier.advance(&rules, &tunables, u64::MAX, None, None),
             Progress::Found
         ));
         let defence = verifier.safe[0].clone();
