@@ -1696,7 +1696,7 @@ impl RootVerifier {
             }
             let slice = verifier.slice_end(deadline);
             let work = verifier.work;
-            let progress = verifier.advance(rules, shared.tunables, work, slice, pool);
+            let progress = verifier.advance(rules, shared.tunables, work, (deadline, slice), pool);
             if let Progress::Stopped { needs_longer: true } = progress {
                 // This turn needs a longer slice: the next visit has it.
                 verifier.slice = verifier.slice.map(|slice| slice * 2);
@@ -1867,14 +1867,17 @@ impl RootVerifier {
     }
 
     /// Decides candidates ([`RootVerifier::advance_on_pool`] with a pool,
-    /// else [`RootVerifier::advance_list`]), keying the turns with a
-    /// sacrifice when the first pass reaches them.
+    /// else [`RootVerifier::advance_list`]) until `deadline`, keying the
+    /// turns with a sacrifice when the first pass reaches them, until
+    /// `keys_deadline` (the check's whole time, where `deadline` may end a
+    /// slice of it: keys cut short stay cut, and the turns they miss are
+    /// tried in listing order).
     fn advance(
         &mut self,
         rules: &Rules,
         tunables: &Tunables,
         work: u64,
-        deadline: Option<Instant>,
+        (keys_deadline, deadline): (Option<Instant>, Option<Instant>),
         pool: Option<&ThreadPool>,
     ) -> Progress {
         loop {
@@ -1885,7 +1888,7 @@ impl RootVerifier {
             if !matches!(progress, Progress::Unkeyed) {
                 return progress;
             }
-            self.order_rest(rules, tunables, deadline, pool);
+            self.order_rest(rules, tunables, keys_deadline, pool);
         }
     }
 
@@ -2144,7 +2147,8 @@ impl RootVerifier {
             return choice;
         }
         // The helpers are done: the pool has every thread.
-        let progress = self.advance(rules, tunables, budget.work, budget.deadline, pool);
+        let deadlines = (budget.deadline, budget.deadline);
+        let progress = self.advance(rules, tunables, budget.work, deadlines, pool);
         if !matches!(progress, Progress::Found) {
             return self
                 .escape(&choice, reading, position, rules, budget)
@@ -2949,7 +2953,7 @@ mod tests {
         let mut slices = 0;
         loop {
             verifier.checker.reset_work();
-            match verifier.advance(&rules, &tunables, 3_000, None, Some(&pool)) {
+            match verifier.advance(&rules, &tunables, 3_000, (None, None), Some(&pool)) {
                 Progress::Found => break,
                 Progress::Exhausted => panic!("no defence found"),
                 Progress::Stopped { .. } => slices += 1,
@@ -2992,7 +2996,7 @@ mod tests {
         let mut whole = verifier();
         whole.list_candidates(&position, &rules, &tunables, None, None);
         assert!(matches!(
-            whole.advance(&rules, &tunables, u64::MAX, None, None),
+            whole.advance(&rules, &tunables, u64::MAX, (None, None), None),
             Progress::Found
         ));
         let total = whole.checker.work_spent();
@@ -3002,7 +3006,7 @@ mod tests {
         let mut resumed = verifier();
         resumed.list_candidates(&position, &rules, &tunables, None, None);
         assert!(matches!(
-            resumed.advance(&rules, &tunables, total * 3 / 4, None, None),
+            resumed.advance(&rules, &tunables, total * 3 / 4, (None, None), None),
             Progress::Stopped { .. }
         ));
         let after_search = ThreatBudget::work(total / 2);
@@ -3050,7 +3054,7 @@ mod tests {
         let mut verifier = RootVerifier::new(&limits, None, Instant::now(), 0.125);
         verifier.list_candidates(&position, &rules, &tunables, None, None);
         assert!(matches!(
-            verifier.advance(&rules, &tunables, u64::MAX, None, None),
+            verifier.advance(&rules, &tunables, u64::MAX, (None, None), None),
             Progress::Found
         ));
         let defence = verifier.safe[0].clone();
