@@ -197,7 +197,7 @@ impl CandidateList {
     /// it after them, in listing order, to be keyed later
     /// ([`CandidateList::order_rest`]).
     fn order_front(&mut self, mut keyed: Vec<(f32, u32)>) {
-        keyed.sort_unstable_by(|left, right| left.0.total_cmp(&right.0).then(left.1.cmp(&right.1)));
+        sort_by_key_then_listing(&mut keyed);
         let mut taken = vec![false; self.results.len()];
         for &(key, index) in &keyed {
             self.keys[index as usize] = key;
@@ -222,7 +222,7 @@ impl CandidateList {
             .into_iter()
             .zip(rest.iter().copied())
             .collect();
-        keyed.sort_unstable_by(|left, right| left.0.total_cmp(&right.0).then(left.1.cmp(&right.1)));
+        sort_by_key_then_listing(&mut keyed);
         for &(key, index) in &keyed {
             self.keys[index as usize] = key;
         }
@@ -230,6 +230,12 @@ impl CandidateList {
         self.order.extend(keyed.into_iter().map(|(_, index)| index));
         self.keyed = self.order.len();
     }
+}
+
+/// Sorts (key, listing index) pairs: lowest key first, ties in listing
+/// order.
+fn sort_by_key_then_listing(keyed: &mut [(f32, u32)]) {
+    keyed.sort_unstable_by(|left, right| left.0.total_cmp(&right.0).then(left.1.cmp(&right.1)));
 }
 
 /// The side to move's turns as candidate defences (see
@@ -1142,8 +1148,7 @@ fn decide_on_pool(
                         deadline: each.deadline,
                     };
                     let result = candidates.result(index);
-                    let verdict = decide(mine, result, rules, in_first_pass, remaining);
-                    let verdict = match verdict {
+                    let verdict = match decide(mine, result, rules, in_first_pass, remaining) {
                         Ok(verdict) => verdict,
                         Err(deferring) => {
                             // Stopped in the full check, it goes on with
