@@ -1259,8 +1259,12 @@ const DEFENCE_SLICE: f64 = 0.05;
 /// runs only under a threat, where finding a defence matters more than the
 /// tree's finer choice, so it does not shrink with `check_share` (at 100 ms
 /// a budget tied to an eighth of the time lost 5 to 9 of the 40 two-turn
-/// suite positions).
-const DEFENCE_SHARE: f64 = 0.5;
+/// suite positions). Seven tenths since the tree's best turns that a
+/// remembered plan still threatens are left unchecked during the search
+/// ([`RootVerifier::check_best`]): those checks then take little of the
+/// time, and suite position 72 needs about 60 ms of the search at 100 ms a
+/// turn (a half, 50 ms, left it short).
+const DEFENCE_SHARE: f64 = 0.7;
 
 /// How long [`RootVerifier::escape`] may look for a turn on the clock.
 const ESCAPE_TIME: Duration = Duration::from_millis(2);
@@ -1298,6 +1302,11 @@ pub(super) struct RootVerifier {
     safe: Vec<Vec<Action>>,
     /// Turns proven not to defend (their results are marked in the tree).
     refuted: Vec<Vec<Action>>,
+    /// The tree's best turns left unchecked during a defence search, since
+    /// a remembered plan still threatens after them (see
+    /// [`RootVerifier::check_best`]). The defence search still tries them
+    /// as candidates; the final choice treats them as refuted.
+    unchecked_best: Vec<Vec<Action>>,
     /// The search's planned time, if it is on the clock.
     soft: Option<Duration>,
     start: Instant,
@@ -1382,6 +1391,7 @@ impl RootVerifier {
             checker: ThreatChecker::default(),
             safe: Vec::new(),
             refuted: Vec::new(),
+            unchecked_best: Vec::new(),
             soft,
             start,
             spent: Duration::ZERO,
@@ -1554,6 +1564,18 @@ impl RootVerifier {
     }
 
     /// Checks the tree's best turn, if it is new, and records the verdict.
+    ///
+    /// While a defence search is on, a best turn after which a remembered
+    /// plan still threatens ([`ThreatChecker::still_threatened`], a few
+    /// solver calls) is left unchecked instead, as the defence search's
+    /// first pass puts such candidates aside. Why: under a threat the tree
+    /// proposes one such turn after another, and proving each lost lists
+    /// the opponent's plans and every reply to them, 5 to 15 ms a turn in
+    /// suite position 72, where the tree's checks took 30 of the first
+    /// 100 ms and the defence search ran out before its defence. The turn
+    /// is not marked in the tree then, but the final choice treats it as
+    /// refuted: [`RootVerifier::safer_choice`] plays a proven defence over
+    /// it unchecked, and [`RootVerifier::escape`] plays another turn.
     fn check_best(&mut self, shared: &Shared, deadline: Option<Instant>) {
         let started = Instant::now();
         let tree = shared.tree;
@@ -1572,6 +1594,7 @@ impl RootVerifier {
         if best.proof != UNPROVEN
             || self.proven_safe(&best.actions)
             || self.refuted.contains(&best.actions)
+            || self.unchecked_best.contains(&best.actions)
         {
             return;
         }
@@ -1581,6 +1604,11 @@ impl RootVerifier {
             deadline,
         };
         let started = Instant::now();
+        if self.leaves_unchecked(&shared.root_position, &best.actions, &shared.rules, budget) {
+            self.spent += started.elapsed();
+            self.work = self.work.saturating_sub(self.checker.work_spent());
+            return;
+        }
         let verdict =
             self.checker
                 .is_defence(&shared.root_position, &best.actions, &shared.rules, budget);
@@ -1611,6 +1639,28 @@ impl RootVerifier {
                 self.ran_out();
             }
         }
+    }
+
+    /// Whether the tree's best turn `actions` is left unchecked (see
+    /// [`RootVerifier::check_best`]): a defence search is on, with no
+    /// defence found yet, and a remembered plan still threatens after the
+    /// turn. Records the turn when it is.
+    fn leaves_unchecked(
+        &mut self,
+        position: &Position,
+        actions: &[Action],
+        rules: &Rules,
+        budget: ThreatBudget,
+    ) -> bool {
+        if !self.threatened || !self.safe.is_empty() {
+            return false;
+        }
+        let threatened = result_of(position, actions, rules)
+            .and_then(|result| self.checker.still_threatened(&result, rules, budget));
+        if threatened == Some(true) {
+            self.unchecked_best.push(actions.to_vec());
+        }
+        threatened == Some(true)
     }
 
     /// Whether the checks have a danger open: a defence is being sought
@@ -2008,7 +2058,10 @@ impl RootVerifier {
         }
         // The tree's choice may have come after the last check: if it
         // defends, it stands (a found defence is only the listing's first).
-        if !self.refuted.contains(&choice.actions) {
+        // One left unchecked as still threatened is not checked now: a
+        // proven defence is at hand.
+        if !self.refuted.contains(&choice.actions) && !self.unchecked_best.contains(&choice.actions)
+        {
             self.checker.reset_work();
             if self
                 .checker
@@ -2248,7 +2301,9 @@ impl RootVerifier {
             work: budget.work,
             deadline: budget.deadline.map(|_| Instant::now() + ESCAPE_TIME),
         };
-        let refuted_choice = self.refuted.contains(&choice.actions);
+        // A choice left unchecked as still threatened counts as refuted.
+        let refuted_choice =
+            self.refuted.contains(&choice.actions) || self.unchecked_best.contains(&choice.actions);
         if !refuted_choice {
             // With time left, the check after the search decides the choice.
             let time_left = budget
@@ -2265,6 +2320,7 @@ impl RootVerifier {
         let RootVerifier {
             checker,
             refuted,
+            unchecked_best,
             candidates,
             next_candidate,
             deferred,
@@ -2290,7 +2346,11 @@ impl RootVerifier {
         };
         for &unthreatened in passes {
             for actions in tree().chain(untried()).chain(put_aside()) {
-                if refuted.iter().any(|turn| turn == actions) {
+                if refuted
+                    .iter()
+                    .chain(unchecked_best.iter())
+                    .any(|turn| turn == actions)
+                {
                     continue;
                 }
                 let Some(result) = result_of(position, actions, rules) else {
@@ -2387,6 +2447,49 @@ mod tests {
         }
     }
 
+    /// The first turn in `position`'s listing after which the game goes on
+    /// and that `wanted` accepts, with its result.
+    fn first_turn(
+        position: &Position,
+        rules: &Rules,
+        mut wanted: impl FnMut(&[Action], &Position) -> bool,
+    ) -> Option<(Vec<Action>, Position)> {
+        let mut found = None;
+        TurnEnumerator::default().for_each_turn_while(
+            position,
+            rules,
+            None,
+            |actions, result, outcome| {
+                if outcome == Outcome::Ongoing && wanted(actions, result) {
+                    found = Some((actions.to_vec(), *result));
+                }
+                found.is_none()
+            },
+        );
+        found
+    }
+
+    /// A reading of the tree whose best turn is the first of `turns`, each
+    /// with one visit.
+    fn reading_of(position: &Position, turns: &[&Vec<Action>], rules: &Rules) -> TreeReading {
+        TreeReading {
+            best: Some(tree_turn(position, turns[0], rules)),
+            candidates: turns
+                .iter()
+                .map(|actions| tree_turn(position, actions, rules))
+                .collect(),
+        }
+    }
+
+    /// The tree's choice of `actions`, as the search makes it.
+    fn searched(actions: &[Action]) -> Choice {
+        Choice {
+            actions: actions.to_vec(),
+            value: 0.0,
+            decision: Decision::Search,
+        }
+    }
+
     #[test]
     fn a_refuted_choice_gives_way_to_the_first_turn_not_proven_lost() {
         let rules = Rules::STANDARD;
@@ -2412,18 +2515,12 @@ mod tests {
             RootVerifier::new(&SearchLimits::nodes(1_000), None, Instant::now(), 0.25);
         verifier.threatened = true;
         verifier.refuted = vec![choice.clone(), also_lost.clone()];
-        let reading = TreeReading {
-            best: Some(tree_turn(&position, &choice, &rules)),
-            candidates: [&choice, &also_lost, &lost_at_once, &unrefuted]
-                .into_iter()
-                .map(|actions| tree_turn(&position, actions, &rules))
-                .collect(),
-        };
-        let tree_choice = Choice {
-            actions: choice.clone(),
-            value: 0.0,
-            decision: Decision::Search,
-        };
+        let reading = reading_of(
+            &position,
+            &[&choice, &also_lost, &lost_at_once, &unrefuted],
+            &rules,
+        );
+        let tree_choice = searched(&choice);
         let escaped = verifier
             .safer_choice(&tree_choice, &reading, &position, &rules, budget)
             .expect("a refuted choice is replaced");
@@ -2586,21 +2683,10 @@ mod tests {
         };
         // A turn after which the plan, replayed, still leaves a pass lost
         // and no win at once, but a remembered reply answers it.
-        let mut answered = None;
-        TurnEnumerator::default().for_each_turn_while(
-            &position,
-            &rules,
-            None,
-            |actions, result, outcome| {
-                if outcome == Outcome::Ongoing
-                    && forgetful.still_threatened(result, &rules, budget) == Some(true)
-                    && checker.still_threatened(result, &rules, budget) == Some(false)
-                {
-                    answered = Some((actions.to_vec(), *result));
-                }
-                answered.is_none()
-            },
-        );
+        let answered = first_turn(&position, &rules, |_, result| {
+            forgetful.still_threatened(result, &rules, budget) == Some(true)
+                && checker.still_threatened(result, &rules, budget) == Some(false)
+        });
         let (_, result) = answered.expect("a turn a remembered reply answers");
         // The reply does refute a plan there: after it, no win at once.
         let mut solver = Solver::default();
@@ -2983,6 +3069,75 @@ mod tests {
                 Some(false)
             );
         }
+    }
+
+    #[test]
+    fn during_the_defence_search_a_best_turn_a_known_plan_still_threatens_is_left_unchecked() {
+        let rules = Rules::STANDARD;
+        let tunables = Tunables::default();
+        let board = hwpn::parse(THREATENED).unwrap();
+        let position = board.position;
+        let turn = |text: &str| board.clone().play_turn_text(&rules, text).unwrap().actions;
+        let lost = turn("build.g3.Ann");
+        let budget = ThreatBudget::work(50_000_000);
+        let mut verifier =
+            RootVerifier::new(&SearchLimits::nodes(1_000), None, Instant::now(), 0.125);
+        // With no threat known, every best turn is checked.
+        assert!(!verifier.leaves_unchecked(&position, &lost, &rules, budget));
+        // The tree's best turn refuted: the checker knows the opponent's
+        // plan, and the defence search is on.
+        assert_eq!(
+            verifier
+                .checker
+                .is_defence(&position, &lost, &rules, budget),
+            Some(false)
+        );
+        verifier.threatened = true;
+        // The first other turn after which the plan still threatens.
+        let (also_lost, _) = first_turn(&position, &rules, |actions, result| {
+            actions != lost.as_slice()
+                && verifier.checker.still_threatened(result, &rules, budget) == Some(true)
+        })
+        .expect("a turn the plan still threatens after");
+        verifier.refuted.push(lost);
+        assert!(verifier.leaves_unchecked(&position, &also_lost, &rules, budget));
+        assert_eq!(verifier.unchecked_best, std::slice::from_ref(&also_lost));
+        // Rightly so: a full check refutes it too.
+        assert_eq!(
+            ThreatChecker::default().is_defence(&position, &also_lost, &rules, budget),
+            Some(false)
+        );
+        // Chosen with no defence known, it gives way as a refuted choice
+        // does, to a turn no check refuted.
+        let unrefuted = turn("pass");
+        let reading = reading_of(&position, &[&also_lost, &unrefuted], &rules);
+        let choice = searched(&also_lost);
+        let escaped = verifier
+            .safer_choice(&choice, &reading, &position, &rules, budget)
+            .expect("the unchecked choice is replaced");
+        assert_eq!(escaped.actions, unrefuted);
+        assert_eq!(escaped.decision, Decision::UnrefutedTurn);
+
+        // Once the defence search has found a defence, the tree's best
+        // turns are checked in full again.
+        verifier.list_candidates(&position, &rules, &tunables, None, None);
+        assert!(matches!(
+            verifier.advance(&rules, &tunables, u64::MAX, (None, None), None),
+            Progress::Found
+        ));
+        let defence = verifier.safe[0].clone();
+        assert!(!verifier.leaves_unchecked(&position, &also_lost, &rules, budget));
+        assert_eq!(verifier.unchecked_best.len(), 1);
+
+        // The unchecked choice gives way to the defence, still unchecked.
+        let reading = reading_of(&position, &[&also_lost, &defence], &rules);
+        verifier.checker.reset_work();
+        let safer = verifier
+            .safer_choice(&choice, &reading, &position, &rules, budget)
+            .expect("the proven defence instead");
+        assert_eq!(safer.actions, defence);
+        assert_eq!(safer.decision, Decision::TwoTurnDefence);
+        assert_eq!(verifier.checker.work_spent(), 0, "no check of the choice");
     }
 
     #[test]
