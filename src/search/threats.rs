@@ -1778,8 +1778,9 @@ impl RootVerifier {
     fn slice_end(&mut self, deadline: Option<Instant>) -> Option<Instant> {
         match (self.soft, deadline) {
             (Some(soft), Some(deadline)) => {
-                // The search keeps half the time or more: a defence the
-                // list finds at all, it mostly finds within that.
+                // The tree keeps three tenths of the time or more: a
+                // defence the list finds at all, it mostly finds within
+                // that.
                 let left =
                     (soft.mul_f64(DEFENCE_SHARE) + self.extra).saturating_sub(self.seek_spent);
                 let slice = *self.slice.get_or_insert(soft.mul_f64(DEFENCE_SLICE));
