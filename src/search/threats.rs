@@ -1593,8 +1593,7 @@ impl RootVerifier {
         };
         if best.proof != UNPROVEN
             || self.proven_safe(&best.actions)
-            || self.refuted.contains(&best.actions)
-            || self.unchecked_best.contains(&best.actions)
+            || self.ruled_out(&best.actions)
         {
             return;
         }
@@ -1639,6 +1638,16 @@ impl RootVerifier {
                 self.ran_out();
             }
         }
+    }
+
+    /// Whether `actions` was refuted, or left unchecked as still threatened
+    /// ([`RootVerifier::leaves_unchecked`]): the final choice treats both
+    /// alike.
+    fn ruled_out(&self, actions: &[Action]) -> bool {
+        self.refuted
+            .iter()
+            .chain(&self.unchecked_best)
+            .any(|turn| turn == actions)
     }
 
     /// Whether the tree's best turn `actions` is left unchecked (see
@@ -2061,8 +2070,7 @@ impl RootVerifier {
         // defends, it stands (a found defence is only the listing's first).
         // One left unchecked as still threatened is not checked now: a
         // proven defence is at hand.
-        if !self.refuted.contains(&choice.actions) && !self.unchecked_best.contains(&choice.actions)
-        {
+        if !self.ruled_out(&choice.actions) {
             self.checker.reset_work();
             if self
                 .checker
@@ -2303,8 +2311,7 @@ impl RootVerifier {
             deadline: budget.deadline.map(|_| Instant::now() + ESCAPE_TIME),
         };
         // A choice left unchecked as still threatened counts as refuted.
-        let refuted_choice =
-            self.refuted.contains(&choice.actions) || self.unchecked_best.contains(&choice.actions);
+        let refuted_choice = self.ruled_out(&choice.actions);
         if !refuted_choice {
             // With time left, the check after the search decides the choice.
             let time_left = budget
