@@ -893,6 +893,119 @@ fn yellow_covers(position: &Position, mover: Player, budget: u32) -> Covers {
     })
 }
 
+/// A lower bound on the moves that complete a cover, sharper than
+/// [`yellow_covers`] about the hyperspace bypass: that pricing counts a
+/// ship as one jump away when it connects to the target once a catastrophe
+/// has destroyed one star of either home, as if the catastrophe were free.
+/// Here each way the turn could go is priced on its own, and the cheapest
+/// counts:
+/// - a catastrophe of colour c at the target first needs its missing c
+///   pieces brought there over the connections as they stand before it
+///   (all of them are there at once when it fires), and only the other
+///   colours' pieces arrive over the connections it opens;
+/// - a catastrophe at the mover's own home, which connects its ships
+///   through the star that stays, first needs its missing pieces brought
+///   home, one move each, and those pieces serve no cover.
+///
+/// Why: in suite position 53 nearly every position after a turn of the
+/// opponent's passed the simpler bound (its ships at home and on size-one
+/// stars all counted as one jump away), and the solver then searched about
+/// 45 states to say no, twelve thousand times in one check.
+fn yellow_moves(position: &Position, mover: Player) -> u32 {
+    let me = mover.index();
+    let them = 1 - me;
+    let target = position.system(them as Slot);
+    let home = position.system(me as Slot);
+    // The target's size masks, with the colour whose catastrophe gives
+    // each (none for the target as it stands), and the own home's, with
+    // the moves its catastrophe needs first.
+    let (targets, target_count) = bypasses(target, |_| 0);
+    let (homes, home_count) = bypasses(home, |colour| need(home, colour));
+    // Own ships away from both homes, one jump from each target mask or
+    // farther, and the ships at the own home.
+    let mut near = [PieceSet::EMPTY; 3];
+    let mut far = [PieceSet::EMPTY; 3];
+    for slot in HOME_SLOTS as Slot..SLOT_COUNT as Slot {
+        if own_ships_word(position, slot, me) == 0 {
+            continue;
+        }
+        let system = position.system(slot);
+        let sizes = system.size_mask();
+        for (index, &(target_sizes, _, _)) in targets[..target_count].iter().enumerate() {
+            if sizes & target_sizes == 0 {
+                near[index] = near[index].plus(system.ships[me]);
+            } else {
+                far[index] = far[index].plus(system.ships[me]);
+            }
+        }
+    }
+    let at_home = home.ships[me];
+    let price = |colour: Colour, near: PieceSet, far: PieceSet| -> u32 {
+        let needed = need(target, colour);
+        let (one, two) = (near.colour_count(colour), far.colour_count(colour));
+        if needed <= one {
+            needed
+        } else if needed <= one + two {
+            one + 2 * (needed - one)
+        } else {
+            UNREACHABLE
+        }
+    };
+    let mut fewest = UNREACHABLE;
+    for &(home_sizes, _, home_moves) in &homes[..home_count] {
+        let with_home = |index: usize| -> (PieceSet, PieceSet) {
+            if home_sizes & targets[index].0 == 0 {
+                (near[index].plus(at_home), far[index])
+            } else {
+                (near[index], far[index].plus(at_home))
+            }
+        };
+        let (near_before, far_before) = with_home(0);
+        for (index, &(_, destroyed, _)) in targets[..target_count].iter().enumerate() {
+            let (near_after, far_after) = with_home(index);
+            let first = match destroyed {
+                Some(colour) => price(colour, near_before, far_before),
+                None => 0,
+            };
+            let rest = cover_cost(target, them, |colour| {
+                if destroyed == Some(colour) {
+                    0
+                } else {
+                    price(colour, near_after, far_after)
+                }
+            });
+            fewest = fewest.min(home_moves + first + rest);
+        }
+    }
+    fewest
+}
+
+/// A home's size masks during a turn, as [`possible_sizes`] lists them
+/// but with no budget: its own (first), and for two stars of different
+/// colours and sizes, each star alone, with the colour of the star
+/// destroyed and `moves(colour)`, what destroying it costs first.
+fn bypasses(
+    home: System,
+    moves: impl Fn(Colour) -> u32,
+) -> ([(u8, Option<Colour>, u32); 3], usize) {
+    let mask = home.size_mask();
+    let mut result = [(mask, None, 0); 3];
+    let mut count = 1;
+    if home.stars.len() == 2 && mask.count_ones() == 2 {
+        let mut stars = home.stars.types();
+        if let (Some(first), Some(second)) = (stars.next(), stars.next()) {
+            if first.colour() != second.colour() {
+                for (destroyed, kept) in [(first, second), (second, first)] {
+                    let colour = destroyed.colour();
+                    result[count] = (1 << kept.size(), Some(colour), moves(colour));
+                    count += 1;
+                }
+            }
+        }
+    }
+    (result, count)
+}
+
 /// Fewest builds at the target that could complete a cover (a build of
 /// colour k there needs an own k ship there).
 fn green_cost(target: System, me: usize, them: usize) -> u32 {
@@ -976,7 +1089,7 @@ fn may_win_keeping(position: &Position, covers: &mut Option<Covers>) -> bool {
                     };
                     let priced = yellow_covers(position, mover, budget);
                     *covers = Some(priced);
-                    priced.min() <= budget
+                    priced.min() <= budget && yellow_moves(position, mover) <= budget
                 }
             }
         }
@@ -1034,7 +1147,9 @@ fn start_bound(position: &Position, target: System, mover: Player) -> bool {
         }
     }
     let moves = (basic_yellow as u32).max(largest_of_colour(fleet, Colour::Yellow) as u32);
-    moves > 0 && yellow_cost(position, mover, moves) <= moves
+    moves > 0
+        && yellow_cost(position, mover, moves) <= moves
+        && yellow_moves(position, mover) <= moves
 }
 
 /// A set of 64-bit keys cleared in O(1) by bumping a generation stamp, so
@@ -1161,6 +1276,73 @@ mod tests {
             "r1y3:g3:/y2b1::b2b2/y3:b1: 0",
             &[("r1y3", "g3", ""), ("y2b1", "", "b2b2"), ("y3", "b1", "")],
             true,
+        );
+    }
+
+    #[test]
+    fn a_win_through_a_catastrophe_at_the_own_home_is_found() {
+        // Player 0's home (y2 b3) shares size 2 with the target (y1 b2):
+        // its blue ships reach the target only once a yellow catastrophe
+        // at home has left the b3 star alone. The y3 sacrifice gives three
+        // moves: y1 home (the fourth yellow there), then both b1 ships to
+        // the target, whose blue catastrophe destroys the last defender;
+        // the g2 ship keeps the home alive.
+        check(
+            "y2b3:y1y2g2b1b1:/y1b2::b1/g1:y3y1: 0",
+            &[
+                ("y2b3", "y1y2g2b1b1", ""),
+                ("y1b2", "", "b1"),
+                ("g1", "y3y1", ""),
+            ],
+            true,
+        );
+        // One yellow short at home: the catastrophe needs two moves there,
+        // and the bound prices that, where it once counted the home's
+        // ships as one jump away for free.
+        let short = position(
+            &[
+                ("y2b3", "y1g2b1b1", ""),
+                ("y1b2", "", "b1"),
+                ("g1", "y3y1", ""),
+            ],
+            0,
+        );
+        assert!(yellow_cost(&short, Player::from_index(0).unwrap(), 3) <= 3);
+        assert!(yellow_moves(&short, Player::from_index(0).unwrap()) > 3);
+        check(
+            "y2b3:y1g2b1b1:/y1b2::b1/g1:y3y1: 0",
+            &[
+                ("y2b3", "y1g2b1b1", ""),
+                ("y1b2", "", "b1"),
+                ("g1", "y3y1", ""),
+            ],
+            false,
+        );
+    }
+
+    #[test]
+    fn the_bound_prices_the_pieces_a_catastrophe_at_the_target_needs_first() {
+        // From suite position 53, after a turn of player 0: its blue ship
+        // at home reaches the target (y1 b2, defended by green and blue)
+        // only once the target's b2 star is gone, which needs that very
+        // blue piece there first. The simpler pricing passed it (2 moves
+        // for a green and a blue), and the solver searched to say no.
+        let systems = [
+            ("y2b3", "r2g1g1g3b1", ""),
+            ("y1b2", "", "g1g2b1b3"),
+            ("g3", "y3", ""),
+            ("r3", "y1y2", ""),
+            ("y1", "y3", ""),
+        ];
+        let after = position(&systems, 0);
+        let mover = Player::from_index(0).unwrap();
+        assert!(yellow_cost(&after, mover, 3) <= 3);
+        assert!(yellow_moves(&after, mover) > 3);
+        assert!(!may_win(&after, &Rules::STANDARD));
+        check(
+            "y2b3:r2g1g1g3b1:/y1b2::g1g2b1b3/g3:y3:/r3:y1y2:/y1:y3: 0",
+            &systems,
+            false,
         );
     }
 
