@@ -13,7 +13,9 @@
 //!    to H by moves (one per jump), builds or trades, depending on the core
 //!    of the turn (basic action or a sacrifice of one colour). The catastrophes
 //!    must cover either every colour of the defenders or every star colour.
-//!    Most positions stop here.
+//!    A ship that reaches H in one jump only once a catastrophe has taken
+//!    a star of either home (the hyperspace bypass) pays for the pieces
+//!    that catastrophe needs first. Most positions stop here.
 //! 2. A depth-first search over single actions, memoised on the position hash
 //!    (which includes the turn state) and pruned by the bound at every state.
 //!    Actions that provably cannot matter are skipped: at the start of a turn
