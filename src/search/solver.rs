@@ -907,13 +907,18 @@ fn yellow_covers(position: &Position, mover: Player, budget: u32) -> Covers {
 ///   colours' pieces arrive over the connections it opens;
 /// - a catastrophe at the mover's own home, which connects its ships
 ///   through the star that stays, first needs its missing pieces brought
-///   home, one move each, and those pieces serve no cover.
+///   home, one move each, and those pieces serve no cover;
+/// - the mover must end the turn with a ship at home: one of the ships
+///   there stays (and serves no cover), or a move brings one back.
 ///
 /// Why: in suite position 53 nearly every position after a turn of the
 /// opponent's passed the simpler bound (its ships at home and on size-one
 /// stars all counted as one jump away), and the solver then searched about
 /// 45 states to say no, twelve thousand times in one check.
-fn yellow_moves(position: &Position, mover: Player) -> u32 {
+/// In suite position 58 the opponent's plans mostly needed its only ship at
+/// home, and the solver searched about 100 to 400 states to find that no
+/// such plan wins.
+fn yellow_moves(position: &Position, mover: Player, budget: u32) -> u32 {
     let me = mover.index();
     let them = 1 - me;
     let target = position.system(them as Slot);
@@ -953,31 +958,53 @@ fn yellow_moves(position: &Position, mover: Player) -> u32 {
             UNREACHABLE
         }
     };
-    let mut fewest = UNREACHABLE;
-    for &(home_sizes, _, home_moves) in &homes[..home_count] {
-        let with_home = |index: usize| -> (PieceSet, PieceSet) {
-            if home_sizes & targets[index].0 == 0 {
-                (near[index].plus(at_home), far[index])
-            } else {
-                (near[index], far[index].plus(at_home))
-            }
-        };
-        let (near_before, far_before) = with_home(0);
-        for (index, &(_, destroyed, _)) in targets[..target_count].iter().enumerate() {
-            let (near_after, far_after) = with_home(index);
-            let first = match destroyed {
-                Some(colour) => price(colour, near_before, far_before),
-                None => 0,
-            };
-            let rest = cover_cost(target, them, |colour| {
-                if destroyed == Some(colour) {
-                    0
+    // The cheapest way with `at_home` the own home's ships that may leave.
+    let fewest_with = |at_home: PieceSet| -> u32 {
+        let mut fewest = UNREACHABLE;
+        // Without ships at home, its catastrophe only costs moves.
+        let home_count = if at_home.is_empty() { 1 } else { home_count };
+        for &(home_sizes, _, home_moves) in &homes[..home_count] {
+            let with_home = |index: usize| -> (PieceSet, PieceSet) {
+                if home_sizes & targets[index].0 == 0 {
+                    (near[index].plus(at_home), far[index])
                 } else {
-                    price(colour, near_after, far_after)
+                    (near[index], far[index].plus(at_home))
                 }
-            });
-            fewest = fewest.min(home_moves + first + rest);
+            };
+            let (near_before, far_before) = with_home(0);
+            for (index, &(_, destroyed, _)) in targets[..target_count].iter().enumerate() {
+                let (near_after, far_after) = with_home(index);
+                let first = match destroyed {
+                    Some(colour) => price(colour, near_before, far_before),
+                    None => 0,
+                };
+                let rest = cover_cost(target, them, |colour| {
+                    if destroyed == Some(colour) {
+                        0
+                    } else {
+                        price(colour, near_after, far_after)
+                    }
+                });
+                fewest = fewest.min(home_moves + first + rest);
+            }
         }
+        fewest
+    };
+    let every = fewest_with(at_home);
+    // The mover must end the turn with a ship at home: either one of the
+    // ships there stays, or all leave and a move brings one back. Priced
+    // only where it can change the answer, and for a lone ship at home:
+    // with more, one staying seldom costs a cover anything (two at home
+    // made the solver 5% slower at the tree's turn starts for nothing
+    // measurable), and the pricing runs at every state of the search.
+    if every > budget || at_home.len() != 1 {
+        return every;
+    }
+    let mut fewest = every + 1;
+    for staying in at_home.types() {
+        let mut rest = at_home;
+        rest.remove(staying);
+        fewest = fewest.min(fewest_with(rest));
     }
     fewest
 }
@@ -1091,7 +1118,7 @@ fn may_win_keeping(position: &Position, covers: &mut Option<Covers>) -> bool {
                     };
                     let priced = yellow_covers(position, mover, budget);
                     *covers = Some(priced);
-                    priced.min() <= budget && yellow_moves(position, mover) <= budget
+                    priced.min() <= budget && yellow_moves(position, mover, budget) <= budget
                 }
             }
         }
@@ -1151,7 +1178,7 @@ fn start_bound(position: &Position, target: System, mover: Player) -> bool {
     let moves = (basic_yellow as u32).max(largest_of_colour(fleet, Colour::Yellow) as u32);
     moves > 0
         && yellow_cost(position, mover, moves) <= moves
-        && yellow_moves(position, mover) <= moves
+        && yellow_moves(position, mover, moves) <= moves
 }
 
 /// A set of 64-bit keys cleared in O(1) by bumping a generation stamp, so
@@ -1310,7 +1337,7 @@ mod tests {
             0,
         );
         assert!(yellow_cost(&short, Player::from_index(0).unwrap(), 3) <= 3);
-        assert!(yellow_moves(&short, Player::from_index(0).unwrap()) > 3);
+        assert!(yellow_moves(&short, Player::from_index(0).unwrap(), 3) > 3);
         check(
             "y2b3:y1g2b1b1:/y1b2::b1/g1:y3y1: 0",
             &[
@@ -1319,6 +1346,30 @@ mod tests {
                 ("g1", "y3y1", ""),
             ],
             false,
+        );
+    }
+
+    #[test]
+    fn the_last_ship_at_home_cannot_complete_a_cover_alone() {
+        // The b3 ship's move completes the target's blue overpopulation, but
+        // it is player 0's only ship at home: the catastrophe eliminates
+        // both players, a draw. The bound counts the move that would have
+        // to bring a ship home.
+        let lone = position(&[("r3y3", "b3", ""), ("y2b1", "", "b2b2")], 0);
+        let mover = Player::from_index(0).unwrap();
+        assert!(yellow_cost(&lone, mover, 1) <= 1);
+        assert_eq!(yellow_moves(&lone, mover, 1), 2);
+        assert!(!may_win(&lone, &Rules::STANDARD));
+        check(
+            "r3y3:b3:/y2b1::b2b2 0",
+            &[("r3y3", "b3", ""), ("y2b1", "", "b2b2")],
+            false,
+        );
+        // With a second ship at home the same move wins.
+        check(
+            "r3y3:g1b3:/y2b1::b2b2 0",
+            &[("r3y3", "g1b3", ""), ("y2b1", "", "b2b2")],
+            true,
         );
     }
 
@@ -1339,7 +1390,7 @@ mod tests {
         let after = position(&systems, 0);
         let mover = Player::from_index(0).unwrap();
         assert!(yellow_cost(&after, mover, 3) <= 3);
-        assert!(yellow_moves(&after, mover) > 3);
+        assert!(yellow_moves(&after, mover, 3) > 3);
         assert!(!may_win(&after, &Rules::STANDARD));
         check(
             "y2b3:r2g1g1g3b1:/y1b2::g1g2b1b3/g3:y3:/r3:y1y2:/y1:y3: 0",
