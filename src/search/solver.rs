@@ -1326,25 +1326,15 @@ mod tests {
         // One yellow short at home: the catastrophe needs two moves there,
         // and the bound prices that, where it once counted the home's
         // ships as one jump away for free.
-        let short = position(
-            &[
-                ("y2b3", "y1g2b1b1", ""),
-                ("y1b2", "", "b1"),
-                ("g1", "y3y1", ""),
-            ],
-            0,
-        );
-        assert!(yellow_cost(&short, Player::from_index(0).unwrap(), 3) <= 3);
-        assert!(yellow_moves(&short, Player::from_index(0).unwrap(), 3) > 3);
-        check(
-            "y2b3:y1g2b1b1:/y1b2::b1/g1:y3y1: 0",
-            &[
-                ("y2b3", "y1g2b1b1", ""),
-                ("y1b2", "", "b1"),
-                ("g1", "y3y1", ""),
-            ],
-            false,
-        );
+        let short = [
+            ("y2b3", "y1g2b1b1", ""),
+            ("y1b2", "", "b1"),
+            ("g1", "y3y1", ""),
+        ];
+        let mover = Player::from_index(0).unwrap();
+        assert!(yellow_cost(&position(&short, 0), mover, 3) <= 3);
+        assert!(yellow_moves(&position(&short, 0), mover, 3) > 3);
+        check("y2b3:y1g2b1b1:/y1b2::b1/g1:y3y1: 0", &short, false);
     }
 
     #[test]
