@@ -40,6 +40,68 @@ pub(crate) fn advise_huge_pages(start: *mut u8, bytes: usize) {
 #[cfg(not(target_os = "linux"))]
 pub(crate) fn advise_huge_pages(_start: *mut u8, _bytes: usize) {}
 
+/// Fresh zeroed memory straight from the kernel, `bytes` long, for a huge
+/// table: none on failure. Why not the allocator: after the first big table
+/// is freed, glibc raises its mapping threshold and serves the next one from
+/// its heap, where `alloc_zeroed` must clear every byte itself (a table and
+/// its alignment slack, 4 MB) before the huge-page advice can apply; a
+/// program that makes a fresh enumerator for each listing paid more for that
+/// than for the listing.
+#[cfg(target_os = "linux")]
+fn map_zeroed(bytes: usize) -> Option<NonNull<u8>> {
+    extern "C" {
+        fn mmap(
+            address: *mut u8,
+            length: usize,
+            protect: i32,
+            flags: i32,
+            file: i32,
+            offset: i64,
+        ) -> *mut u8;
+    }
+    /// `PROT_READ | PROT_WRITE`, `MAP_PRIVATE | MAP_ANONYMOUS` in Linux's
+    /// `mman` headers (the same values on x86-64 and AArch64).
+    const READ_WRITE: i32 = 0x1 | 0x2;
+    const PRIVATE_ANONYMOUS: i32 = 0x02 | 0x20;
+    // SAFETY: a new private anonymous mapping aliases nothing; the result is
+    // checked against `MAP_FAILED` (all bits set) before use.
+    let raw = unsafe {
+        mmap(
+            std::ptr::null_mut(),
+            bytes,
+            READ_WRITE,
+            PRIVATE_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    if raw as usize == usize::MAX {
+        return None;
+    }
+    NonNull::new(raw)
+}
+
+/// Returns a mapping made by [`map_zeroed`].
+#[cfg(target_os = "linux")]
+fn unmap(base: NonNull<u8>, bytes: usize) {
+    extern "C" {
+        fn munmap(address: *mut u8, length: usize) -> i32;
+    }
+    // SAFETY: `base` and `bytes` are those of a live mapping from
+    // `map_zeroed`, which the caller owns and no longer uses.
+    unsafe { munmap(base.as_ptr(), bytes) };
+}
+
+/// Without Linux's `mmap`, huge tables come from the allocator.
+#[cfg(not(target_os = "linux"))]
+fn map_zeroed(_bytes: usize) -> Option<NonNull<u8>> {
+    None
+}
+
+/// Never called where [`map_zeroed`] maps nothing.
+#[cfg(not(target_os = "linux"))]
+fn unmap(_base: NonNull<u8>, _bytes: usize) {}
+
 /// A table of zeroed 64-bit words: written to zero when allocated where it
 /// is smaller than a huge page, aligned to a huge page and backed by huge
 /// pages where it is at least that big.
@@ -55,6 +117,9 @@ pub(crate) struct Words {
     base: NonNull<u8>,
     words: NonNull<u64>,
     length: usize,
+    /// Whether `base` is a mapping of its own ([`map_zeroed`]) rather than
+    /// the allocator's.
+    mapped: bool,
 }
 
 // SAFETY: the table owns its words; sharing it is as safe as sharing `[u64]`.
@@ -70,17 +135,29 @@ impl Words {
         let layout = Words::layout(length);
         let bytes = length * std::mem::size_of::<u64>();
         let huge = bytes >= HUGE_PAGE;
-        // SAFETY: the layout has a non-zero size.
-        let raw = unsafe {
-            if huge {
-                alloc_zeroed(layout)
-            } else {
-                alloc(layout)
+        let mapped = if huge {
+            map_zeroed(layout.size())
+        } else {
+            None
+        };
+        let base = match mapped {
+            Some(base) => base,
+            None => {
+                // SAFETY: the layout has a non-zero size.
+                let raw = unsafe {
+                    if huge {
+                        alloc_zeroed(layout)
+                    } else {
+                        alloc(layout)
+                    }
+                };
+                match NonNull::new(raw) {
+                    Some(base) => base,
+                    None => handle_alloc_error(layout),
+                }
             }
         };
-        let Some(base) = NonNull::new(raw) else {
-            handle_alloc_error(layout)
-        };
+        let raw = base.as_ptr();
         let words = if huge {
             // Zeroed by the kernel a huge page at a time, as each is first
             // written. The first touch must be a write: a read would map a
@@ -107,6 +184,7 @@ impl Words {
             // page more where the words are moved up to one).
             words: unsafe { NonNull::new_unchecked(words) },
             length,
+            mapped: mapped.is_some(),
         }
     }
 
@@ -131,8 +209,13 @@ impl Words {
 
 impl Drop for Words {
     fn drop(&mut self) {
-        // SAFETY: allocated in `zeroed` with this layout.
-        unsafe { dealloc(self.base.as_ptr(), Words::layout(self.length)) };
+        let layout = Words::layout(self.length);
+        if self.mapped {
+            unmap(self.base, layout.size());
+        } else {
+            // SAFETY: allocated in `zeroed` with this layout.
+            unsafe { dealloc(self.base.as_ptr(), layout) };
+        }
     }
 }
 
