@@ -85,13 +85,11 @@ struct Context {
     has_free_slot: bool,
     /// Each slot's star sizes ([`System::size_mask`]).
     sizes: [u8; SLOT_COUNT],
-    /// For each occupied non-home slot, how many earlier occupied non-home
-    /// slots hold an identical system (0, 1, or 2 for two or more), and
-    /// the first of them: what the identical-system rule (rules.md E3)
-    /// asks of a move's destination, worked out once a state instead of
-    /// once an origin ([`YellowTargets::of`]).
-    twins: [u8; SLOT_COUNT],
-    first_twin: [Slot; SLOT_COUNT],
+    /// For each occupied non-home slot, whether an earlier occupied
+    /// non-home slot holds an identical system: what the identical-system
+    /// rule (rules.md E3) asks of a move's destination, worked out once a
+    /// state instead of once an origin ([`YellowTargets::of`]).
+    twinned: [bool; SLOT_COUNT],
 }
 
 impl Context {
@@ -101,22 +99,16 @@ impl Context {
         let mut occupied_count = 0;
         let mut used = PieceSet::EMPTY;
         let mut sizes = [0; SLOT_COUNT];
-        let mut twins = [0; SLOT_COUNT];
-        let mut first_twin = [0; SLOT_COUNT];
+        let mut twinned = [false; SLOT_COUNT];
         for slot in 0..SLOT_COUNT as Slot {
             let system = position.system(slot);
             systems[slot as usize] = system;
             if system.exists() {
                 let index = slot as usize;
                 if index >= HOME_SLOTS {
-                    for &earlier in &occupied[..occupied_count] {
-                        if earlier as usize >= HOME_SLOTS && systems[earlier as usize] == system {
-                            if twins[index] == 0 {
-                                first_twin[index] = earlier;
-                            }
-                            twins[index] = (twins[index] + 1).min(2);
-                        }
-                    }
+                    twinned[index] = occupied[..occupied_count].iter().any(|&earlier| {
+                        earlier as usize >= HOME_SLOTS && systems[earlier as usize] == system
+                    });
                 }
                 sizes[index] = system.size_mask();
                 occupied[occupied_count] = slot;
@@ -133,8 +125,7 @@ impl Context {
                 - (0..HOME_SLOTS).filter(|&h| systems[h].exists()).count()
                 < SLOT_COUNT - HOME_SLOTS,
             sizes,
-            twins,
-            first_twin,
+            twinned,
         }
     }
 
@@ -325,8 +316,10 @@ fn attack_actions(
 
 /// Where a ship can go from one slot in one yellow step, which does not
 /// depend on the ship: the systems it can move to, leaving out one
-/// identical to an earlier one (E3), and the stars it can discover. Worked
-/// out once per slot, then listed for each ship in turn.
+/// identical to an earlier one (E3), and the stars it can discover. It
+/// depends only on the origin's star sizes, so it is worked out once per
+/// set of sizes and listed for each ship of each origin with those sizes.
+#[derive(Clone, Copy)]
 pub(crate) struct YellowTargets {
     destinations: [Slot; SLOT_COUNT],
     destination_count: usize,
@@ -335,8 +328,9 @@ pub(crate) struct YellowTargets {
 }
 
 impl YellowTargets {
-    fn of(context: &Context, slot: Slot) -> YellowTargets {
-        let sizes = context.sizes[slot as usize];
+    /// The targets from an origin with star sizes `sizes`
+    /// ([`System::size_mask`]).
+    fn of(context: &Context, sizes: u8) -> YellowTargets {
         let mut targets = YellowTargets {
             destinations: [0; SLOT_COUNT],
             destination_count: 0,
@@ -345,13 +339,14 @@ impl YellowTargets {
         };
         for &to in context.occupied() {
             let index = to as usize;
-            if to == slot || context.sizes[index] & sizes != 0 {
+            // Connected systems share no star size, so the origin itself,
+            // and any system identical to it, is never a destination.
+            if context.sizes[index] & sizes != 0 {
                 continue;
             }
-            // An earlier identical system other than the origin takes the
-            // move instead (E3).
-            let twins = context.twins[index];
-            if twins >= 2 || (twins == 1 && context.first_twin[index] != slot) {
+            // An earlier identical system takes the move instead (E3); it
+            // cannot be the origin, which is not connected to it.
+            if context.twinned[index] {
                 continue;
             }
             targets.destinations[targets.destination_count] = to;
@@ -392,10 +387,16 @@ impl Position {
     ) {
         let mover = self.side_to_move();
         let context = Context::new(self);
+        // By star sizes (bits 1 to 3, so at most 8 sets): a state's origins
+        // mostly share a few.
+        let mut known: [Option<YellowTargets>; 8] = [None; 8];
         for &slot in context.occupied() {
             let own = context.systems[slot as usize].ships[mover.index()];
             if !own.is_empty() {
-                visit(slot, own, &YellowTargets::of(&context, slot));
+                let sizes = context.sizes[slot as usize];
+                let targets = known[usize::from(sizes >> 1) & 7]
+                    .get_or_insert_with(|| YellowTargets::of(&context, sizes));
+                visit(slot, own, targets);
             }
         }
     }
@@ -446,7 +447,7 @@ fn colour_actions(
             if own.is_empty() {
                 return;
             }
-            let targets = YellowTargets::of(context, slot);
+            let targets = YellowTargets::of(context, context.sizes[slot as usize]);
             for ship in own.types() {
                 for &to in targets.destinations() {
                     visit(Action::Move {
