@@ -27,7 +27,11 @@
 //! what its arrival adds, once per destination and ship type) straight
 //! from the generator's per-slot target lists, and writes the step's patch
 //! from the same two words, without the general `Position::patch`. The
-//! commuting-step rule is not used there: a prefetched lookup costs less.
+//! per-step commuting rule is not used there: a prefetched lookup costs
+//! less. Instead `EarlierSteps` leaves out, a ship at a time, the steps
+//! that provably repeat a result listed before: those of the ships the
+//! parent state lists first, and the moved ship's own steps that undo the
+//! step before.
 //!
 //! # Attack-first order
 //! A search that stops at the first turn of a kind (a plan against the
