@@ -47,7 +47,10 @@ pub(crate) fn advise_huge_pages(_start: *mut u8, _bytes: usize) {}
 /// its alignment slack, 4 MB) before the huge-page advice can apply; a
 /// program that makes a fresh enumerator for each listing paid more for that
 /// than for the listing.
-#[cfg(target_os = "linux")]
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
 fn map_zeroed(bytes: usize) -> Option<NonNull<u8>> {
     extern "C" {
         fn mmap(
@@ -60,7 +63,7 @@ fn map_zeroed(bytes: usize) -> Option<NonNull<u8>> {
         ) -> *mut u8;
     }
     /// `PROT_READ | PROT_WRITE`, `MAP_PRIVATE | MAP_ANONYMOUS` in Linux's
-    /// `mman` headers (the same values on x86-64 and AArch64).
+    /// `mman` headers, on x86-64 and AArch64 (`off_t` is 64 bits there).
     const READ_WRITE: i32 = 0x1 | 0x2;
     const PRIVATE_ANONYMOUS: i32 = 0x02 | 0x20;
     // SAFETY: a new private anonymous mapping aliases nothing; the result is
@@ -82,7 +85,10 @@ fn map_zeroed(bytes: usize) -> Option<NonNull<u8>> {
 }
 
 /// Returns a mapping made by [`map_zeroed`].
-#[cfg(target_os = "linux")]
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
 fn unmap(base: NonNull<u8>, bytes: usize) {
     extern "C" {
         fn munmap(address: *mut u8, length: usize) -> i32;
@@ -92,14 +98,21 @@ fn unmap(base: NonNull<u8>, bytes: usize) {
     unsafe { munmap(base.as_ptr(), bytes) };
 }
 
-/// Without Linux's `mmap`, huge tables come from the allocator.
-#[cfg(not(target_os = "linux"))]
+/// Elsewhere (where the `mmap` constants and `off_t` above may differ),
+/// huge tables come from the allocator.
+#[cfg(not(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+)))]
 fn map_zeroed(_bytes: usize) -> Option<NonNull<u8>> {
     None
 }
 
 /// Never called where [`map_zeroed`] maps nothing.
-#[cfg(not(target_os = "linux"))]
+#[cfg(not(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+)))]
 fn unmap(_base: NonNull<u8>, _bytes: usize) {}
 
 /// A table of zeroed 64-bit words: written to zero when allocated where it

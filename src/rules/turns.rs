@@ -696,16 +696,15 @@ impl EarlierSteps {
         }
     }
 
-    /// Whether a covered ship's move to `to`, a system with star sizes
-    /// `sizes`, is covered.
+    /// Whether a covered ship's move to `to` in `position` is covered.
     #[inline]
-    fn covers_move(&self, covered: Covered, to: Slot, sizes: u8) -> bool {
+    fn covers_move(&self, covered: Covered, position: &Position, to: Slot) -> bool {
         match covered {
             Covered::Other => true,
             Covered::Same => {
                 to == self.origin
-                    || (sizes & self.origin_sizes == 0
-                        && (self.discovered.is_some() || to < self.destination))
+                    || ((self.discovered.is_some() || to < self.destination)
+                        && position.system(to).size_mask() & self.origin_sizes == 0)
             }
         }
     }
@@ -1002,7 +1001,7 @@ impl Walk<'_> {
                 let leaving = steps.leaving(position, rules, from, ship);
                 for &to in targets.destinations() {
                     if covered.is_some_and(|(earlier, covered)| {
-                        earlier.covers_move(covered, to, position.system(to).size_mask())
+                        earlier.covers_move(covered, position, to)
                     }) {
                         continue;
                     }
