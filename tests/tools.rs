@@ -386,6 +386,67 @@ fn every_subcommand_ends_quietly_when_its_output_is_closed() {
     }
 }
 
+/// Each subcommand's arguments are built only when that subcommand is
+/// given (clap's `defer`, to start faster): every subcommand the top-level
+/// help lists must still print its own help with its own flags, and parse
+/// them.
+#[test]
+fn every_listed_subcommand_builds_its_own_arguments_on_demand() {
+    let listing = text(&supernova(&["--help"]));
+    let names: Vec<&str> = listing
+        .lines()
+        .skip_while(|line| !line.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|line| line.starts_with("  "))
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .collect();
+    assert!(names.len() >= 16, "{listing}");
+    // One flag of each subcommand that has any; `engine` has none.
+    let flags = [
+        ("match", "--engine"),
+        ("analyse", "--multipv"),
+        ("annotate", "--movetime"),
+        ("play", "--side"),
+        ("count", "--rules"),
+        ("bench", "--threads"),
+        ("multi-match", "--player"),
+        ("multi-play", "--seat"),
+        ("replay", "--rules"),
+        ("show", "--turn"),
+        ("accuracy", "--held-out"),
+        ("gui", "--port"),
+        ("openings", "--setups"),
+        ("priors", "--min-visits"),
+        ("train", "--learning-rate"),
+    ];
+    for name in &names {
+        let output = supernova(&[name, "--help"]);
+        let help = text(&output);
+        assert!(
+            output.status.success() && help.contains(&format!("Usage: supernova {name}")),
+            "{name} --help: {}\n{help}",
+            output.status
+        );
+        if let Some((_, flag)) = flags.iter().find(|(command, _)| command == name) {
+            assert!(help.contains(flag), "{name} --help lacks {flag}:\n{help}");
+        }
+    }
+    for (name, _) in &flags {
+        assert!(names.contains(name), "{name} is not listed:\n{listing}");
+    }
+    // A deferred subcommand still parses its flags: the count of the empty
+    // start under each profile, and a refused value names the flag.
+    let count = supernova(&["count", "--rules", "cli", "startpos"]);
+    assert!(count.status.success() && !text(&count).trim().is_empty());
+    let refused = supernova(&["count", "--rules", "nope", "startpos"]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        !refused.status.success() && stderr.contains("--rules"),
+        "{stderr}"
+    );
+}
+
 /// `--threads 0`, `--hash 0` and `--multipv 0` were accepted silently; a
 /// range error names the flag and the range, as the engine's options do.
 #[test]
