@@ -263,6 +263,8 @@ pub struct TurnEnumerator {
     unfinished: Vec<u64>,
     /// See [`ArrivalCache`]: one for the whole walk, cleared a state.
     arrivals: ArrivalCache,
+    /// Set by [`TurnEnumerator::count`] for its listing: see [`Walk`]'s field.
+    counting: bool,
     /// Whether the last steps that [`EarlierSteps`] covers and
     /// [`Walk::skip`] skips are looked at all the same, so that a test can
     /// check that leaving them out changes no turn and no order.
@@ -385,7 +387,11 @@ impl TurnEnumerator {
         self.unfinished.clear();
         self.pass = self.first_pass();
         let mut visit = |_: &[Action], _: &Position, _: Outcome| true;
+        self.counting = true;
         self.run(position, rules, None, &mut visit);
+        self.counting = false;
+        // A counting walk leaves nothing to resume: its visitor never stops.
+        self.stopped = None;
         self.results.len()
     }
 
@@ -528,6 +534,7 @@ impl TurnEnumerator {
         deadline: Option<Instant>,
         visit: &mut impl FnMut(&[Action], &Position, Outcome) -> bool,
     ) -> (bool, bool) {
+        let counting = self.counting;
         self.actions.clear();
         self.children.clear();
         let mut walk = Walk {
@@ -545,6 +552,7 @@ impl TurnEnumerator {
             unfinished: &mut self.unfinished,
             arrivals: &mut self.arrivals,
             list_repeats: self.list_repeats,
+            counting,
             path: Vec::with_capacity(16),
         };
         walk.explore(position, None, None, visit);
@@ -776,6 +784,10 @@ struct Walk<'a> {
     arrivals: &'a mut ArrivalCache,
     /// See [`TurnEnumerator`]'s field.
     list_repeats: bool,
+    /// Whether only the number of results is wanted ([`TurnEnumerator::count`]):
+    /// then a leaf that leaves both homes as they are is counted without
+    /// its position being built (see [`Walk::explore`]).
+    counting: bool,
     path: Vec<Action>,
 }
 
@@ -876,6 +888,14 @@ impl Walk<'_> {
             }
         }
         let last = self.actions.len();
+        // After setup, whether a turn may end depends only on the homes
+        // (`Position::end_turn`: self-elimination, the CLI's fatal
+        // overpopulation): a leaf that leaves both as they are ends the way
+        // this state would. A counting walk works that out once here, not
+        // once a new leaf. In setup the turn state matters too (a setup
+        // pass ends where an empty turn may not).
+        let in_setup = position.in_setup();
+        let mut ends_here: Option<bool> = None;
         for index in first..last {
             if self.stopped {
                 break;
@@ -887,6 +907,24 @@ impl Walk<'_> {
                     // Most leaves repeat a known result: look it up by key
                     // before paying for a copy.
                     if self.known(key) {
+                        continue;
+                    }
+                    if self.counting
+                        && !in_setup
+                        && patch
+                            .writes()
+                            .iter()
+                            .all(|&(slot, _)| slot as usize >= HOME_SLOTS)
+                    {
+                        let legal = *ends_here.get_or_insert_with(|| {
+                            let mut ended = *position;
+                            ended.end_turn(self.rules).is_ok()
+                        });
+                        if legal {
+                            self.results.insert(key);
+                        } else {
+                            self.rejected.insert(key);
+                        }
                         continue;
                     }
                     debug_assert_eq!(
@@ -1323,6 +1361,11 @@ mod tests {
                     let listed = listing(&position, &rules, false);
                     let all = listing(&position, &rules, true);
                     assert!(listed == all, "{rules:?}, seed {seed}: the listings differ");
+                    assert_eq!(
+                        TurnEnumerator::default().count(&position, &rules),
+                        listed.len(),
+                        "{rules:?}, seed {seed}: the count is not the listing's"
+                    );
                     big += usize::from(listed.len() > 2_000);
                     // A random turn that does not end the game, mostly one
                     // that adds a ship (a build), so that the fleets grow
@@ -1455,6 +1498,11 @@ mod tests {
                     "{rules:?}: {} turns listed, {} in all, from {position:?}",
                     listed.len(),
                     all.len()
+                );
+                assert_eq!(
+                    TurnEnumerator::default().count(&position, &rules),
+                    listed.len(),
+                    "{rules:?}: the count is not the listing's, from {position:?}"
                 );
             }
         }
