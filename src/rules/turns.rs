@@ -798,6 +798,17 @@ impl Walk<'_> {
         self.results.contains(key) || (!self.rejected.is_empty() && self.rejected.contains(key))
     }
 
+    /// Records a new result of a counting walk as listed, or as refused
+    /// where the turn may not end there.
+    #[inline]
+    fn count_result(&mut self, key: u64, ends: bool) {
+        if ends {
+            self.results.insert(key);
+        } else {
+            self.rejected.insert(key);
+        }
+    }
+
     fn record(
         &mut self,
         position: &Position,
@@ -857,7 +868,26 @@ impl Walk<'_> {
         last_step: Option<LastStep>,
         visit: &mut impl FnMut(&[Action], &Position, Outcome) -> bool,
     ) {
-        self.record(position, visit);
+        // After setup, whether a turn may end depends only on the homes
+        // (`Position::end_turn`: self-elimination, the CLI's fatal
+        // overpopulation): this state ends as any leaf that leaves both
+        // homes as they are. A counting walk works that out once here, not
+        // once a new result. In setup the turn state matters too (a setup
+        // pass ends where an empty turn may not).
+        let in_setup = position.in_setup();
+        let ends = (self.counting && !in_setup).then(|| {
+            let mut ended = *position;
+            ended.end_turn(self.rules).is_ok()
+        });
+        match ends {
+            Some(ends) => {
+                let key = position.hash_after_end();
+                if !self.known(key) {
+                    self.count_result(key, ends);
+                }
+            }
+            None => self.record(position, visit),
+        }
         let first = self.actions.len();
         let here = Here {
             overpopulated: position.has_overpopulation(),
@@ -888,14 +918,6 @@ impl Walk<'_> {
             }
         }
         let last = self.actions.len();
-        // After setup, whether a turn may end depends only on the homes
-        // (`Position::end_turn`: self-elimination, the CLI's fatal
-        // overpopulation): a leaf that leaves both as they are ends the way
-        // this state would. A counting walk works that out once here, not
-        // once a new leaf. In setup the turn state matters too (a setup
-        // pass ends where an empty turn may not).
-        let in_setup = position.in_setup();
-        let mut ends_here: Option<bool> = None;
         for index in first..last {
             if self.stopped {
                 break;
@@ -909,22 +931,13 @@ impl Walk<'_> {
                     if self.known(key) {
                         continue;
                     }
-                    if self.counting
-                        && !in_setup
-                        && patch
+                    if let Some(ends) = ends.filter(|_| {
+                        patch
                             .writes()
                             .iter()
                             .all(|&(slot, _)| slot as usize >= HOME_SLOTS)
-                    {
-                        let legal = *ends_here.get_or_insert_with(|| {
-                            let mut ended = *position;
-                            ended.end_turn(self.rules).is_ok()
-                        });
-                        if legal {
-                            self.results.insert(key);
-                        } else {
-                            self.rejected.insert(key);
-                        }
+                    }) {
+                        self.count_result(key, ends);
                         continue;
                     }
                     debug_assert_eq!(
