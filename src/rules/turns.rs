@@ -390,8 +390,6 @@ impl TurnEnumerator {
         self.counting = true;
         self.run(position, rules, None, &mut visit);
         self.counting = false;
-        // A counting walk leaves nothing to resume: its visitor never stops.
-        self.stopped = None;
         self.results.len()
     }
 
@@ -1360,9 +1358,10 @@ mod tests {
     /// position the listing that leaves out the last steps
     /// [`super::EarlierSteps`] covers and [`super::Walk::skip`] skips is the
     /// same, turn for turn and in the same order, as the listing that looks
-    /// at them. Why: the rules may only leave out results listed before;
-    /// one that left out a result listed only later would keep the counts
-    /// (which the perft tests check) and change the order.
+    /// at them, and the count is the listing's. Why: the rules may only
+    /// leave out results listed before; one that left out a result listed
+    /// only later would keep the counts (which the perft tests check) and
+    /// change the order.
     #[test]
     fn covered_last_steps_change_no_turn_and_no_order() {
         let mut big = 0;
@@ -1427,10 +1426,11 @@ mod tests {
         turns
     }
 
-    /// Random crowded maps (up to every slot taken, a bank of a few pieces,
+    /// Random crowded maps (one free slot or none, a bank of a few pieces,
     /// homes of one star or two), where player 0 can sacrifice a large
-    /// yellow ship: the listing is the same with and without the last steps
-    /// that can only repeat a listed result. Random games seldom fill the map, and there the free
+    /// yellow ship: the listing is the same with and without the last
+    /// steps that can only repeat a listed result, and the count is the
+    /// listing's. Random games seldom fill the map, and there the free
     /// slots decide which steps may be taken in the other order. Session
     /// 52's rule assumed that where `before` discovered, P had room for
     /// another ship's discovery and then for `before`'s: it left out 2 of
