@@ -1358,10 +1358,11 @@ mod tests {
     /// position the listing that leaves out the last steps
     /// [`super::EarlierSteps`] covers and [`super::Walk::skip`] skips is the
     /// same, turn for turn and in the same order, as the listing that looks
-    /// at them, and the count is the listing's. Why: the rules may only
-    /// leave out results listed before; one that left out a result listed
-    /// only later would keep the counts (which the perft tests check) and
-    /// change the order.
+    /// at them, the count is the listing's, and the listing holds every
+    /// result the plain way finds ([`every_result`]). Why: the rules may
+    /// only leave out results listed before; one that left out a result
+    /// listed only later would keep the counts (which the perft tests
+    /// check) and change the order.
     #[test]
     fn covered_last_steps_change_no_turn_and_no_order() {
         let mut big = 0;
@@ -1377,6 +1378,10 @@ mod tests {
                         TurnEnumerator::default().count(&position, &rules),
                         listed.len(),
                         "{rules:?}, seed {seed}: the count is not the listing's"
+                    );
+                    assert!(
+                        sorted_results(&listed) == every_result(&position, &rules),
+                        "{rules:?}, seed {seed}: the listing is not every result"
                     );
                     big += usize::from(listed.len() > 2_000);
                     // A random turn that does not end the game, mostly one
@@ -1429,8 +1434,9 @@ mod tests {
     /// Random crowded maps (one free slot or none, a bank of a few pieces,
     /// homes of one star or two), where player 0 can sacrifice a large
     /// yellow ship: the listing is the same with and without the last
-    /// steps that can only repeat a listed result, and the count is the
-    /// listing's. Random games seldom fill the map, and there the free
+    /// steps that can only repeat a listed result, the count is the
+    /// listing's, and the listing holds every result the plain way finds.
+    /// Random games seldom fill the map, and there the free
     /// slots decide which steps may be taken in the other order. Session
     /// 52's rule assumed that where `before` discovered, P had room for
     /// another ship's discovery and then for `before`'s: it left out 2 of
@@ -1517,9 +1523,52 @@ mod tests {
                     listed.len(),
                     "{rules:?}: the count is not the listing's, from {position:?}"
                 );
+                assert!(
+                    sorted_results(&listed) == every_result(&position, &rules),
+                    "{rules:?}: the listing is not every result, from {position:?}"
+                );
             }
         }
         assert!(full == 30, "only {full} crowded maps in 2,000 tries");
+    }
+
+    /// The hashes of a listing's results, sorted.
+    fn sorted_results(listed: &[(Vec<Action>, Position, Outcome)]) -> Vec<u64> {
+        let mut results: Vec<u64> = listed.iter().map(|turn| turn.1.hash()).collect();
+        results.sort_unstable();
+        results
+    }
+
+    /// The hashes of every position a turn from `position` can end in,
+    /// sorted, found the plain way: every action of every state reached
+    /// (a state once), each state ended where it may end. Why: it shares
+    /// none of the enumerator's shortcuts (the keying of last steps, the
+    /// rules that leave out repeats, the counting walk), only the generator
+    /// and the rules of a single action, which the invariant tests check
+    /// against the rules checker; and the reference counts exist for `cli`
+    /// alone.
+    fn every_result(position: &Position, rules: &Rules) -> Vec<u64> {
+        let mut seen = std::collections::HashSet::new();
+        let mut results = std::collections::HashSet::new();
+        let mut stack = vec![*position];
+        seen.insert(position.hash());
+        while let Some(state) = stack.pop() {
+            let mut ended = state;
+            if ended.end_turn(rules).is_ok() {
+                results.insert(ended.hash());
+            }
+            state.for_each_action(rules, |action| {
+                let mut next = state;
+                next.try_apply(rules, action)
+                    .expect("the generator's actions are legal");
+                if seen.insert(next.hash()) {
+                    stack.push(next);
+                }
+            });
+        }
+        let mut results: Vec<u64> = results.into_iter().collect();
+        results.sort_unstable();
+        results
     }
 
     /// Well-mixed keys, as position hashes are.
