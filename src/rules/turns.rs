@@ -1371,18 +1371,7 @@ mod tests {
                 let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
                 let mut position = Position::start();
                 for _ in 0..80 {
-                    let listed = listing(&position, &rules, false);
-                    let all = listing(&position, &rules, true);
-                    assert!(listed == all, "{rules:?}, seed {seed}: the listings differ");
-                    assert_eq!(
-                        TurnEnumerator::default().count(&position, &rules),
-                        listed.len(),
-                        "{rules:?}, seed {seed}: the count is not the listing's"
-                    );
-                    assert!(
-                        sorted_results(&listed) == every_result(&position, &rules),
-                        "{rules:?}, seed {seed}: the listing is not every result"
-                    );
+                    let listed = checked_listing(&position, &rules);
                     big += usize::from(listed.len() > 2_000);
                     // A random turn that does not end the game, mostly one
                     // that adds a ship (a build), so that the fleets grow
@@ -1510,26 +1499,37 @@ mod tests {
             }
             full += 1;
             for rules in [Rules::STANDARD, Rules::CLI, Rules::SDG] {
-                let listed = listing(&position, &rules, false);
-                let all = listing(&position, &rules, true);
-                assert!(
-                    listed == all,
-                    "{rules:?}: {} turns listed, {} in all, from {position:?}",
-                    listed.len(),
-                    all.len()
-                );
-                assert_eq!(
-                    TurnEnumerator::default().count(&position, &rules),
-                    listed.len(),
-                    "{rules:?}: the count is not the listing's, from {position:?}"
-                );
-                assert!(
-                    sorted_results(&listed) == every_result(&position, &rules),
-                    "{rules:?}: the listing is not every result, from {position:?}"
-                );
+                checked_listing(&position, &rules);
             }
         }
         assert!(full == 30, "only {full} crowded maps in 2,000 tries");
+    }
+
+    /// The listing of `position` under `rules`, after checking that it is
+    /// the same turn for turn with the repeat rules off, that the count is
+    /// its length, and that it holds every result [`every_result`] finds.
+    fn checked_listing(
+        position: &Position,
+        rules: &Rules,
+    ) -> Vec<(Vec<Action>, Position, Outcome)> {
+        let listed = listing(position, rules, false);
+        let all = listing(position, rules, true);
+        assert!(
+            listed == all,
+            "{rules:?}: {} turns listed, {} in all, from {position:?}",
+            listed.len(),
+            all.len()
+        );
+        assert_eq!(
+            TurnEnumerator::default().count(position, rules),
+            listed.len(),
+            "{rules:?}: the count is not the listing's, from {position:?}"
+        );
+        assert!(
+            sorted_results(&listed) == every_result(position, rules),
+            "{rules:?}: the listing is not every result, from {position:?}"
+        );
+        listed
     }
 
     /// The hashes of a listing's results, sorted.
