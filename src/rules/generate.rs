@@ -138,7 +138,19 @@ impl Position {
     /// Calls `visit` with every legal next action from this state. It does not
     /// include ending the turn (see [`Position::end_turn`]).
     pub fn for_each_action(&self, rules: &Rules, visit: impl FnMut(Action)) {
-        self.for_each_action_within(rules, None, visit);
+        self.for_each_action_within(rules, None, false, visit);
+    }
+
+    /// [`Position::for_each_action`] without the actions at a non-home
+    /// system identical to an earlier one (a move from it, a discovery,
+    /// build, trade, capture, sacrifice or catastrophe there). Each leads
+    /// to the same state as the action at the earlier system, listed
+    /// first, with the two systems' slots swapped: for an enumerator whose
+    /// keys ignore slots, a repeat. Why: such twins are common mid-turn
+    /// (a ship moved next to its like), and each repeat costs a patch, a
+    /// hash and a lookup.
+    pub(crate) fn for_each_distinct_action(&self, rules: &Rules, visit: impl FnMut(Action)) {
+        self.for_each_action_within(rules, None, true, visit);
     }
 
     /// [`Position::for_each_action`] without, at the start of a turn, the
@@ -151,20 +163,24 @@ impl Position {
     /// check, each listing every move of every ship before throwing most
     /// away. Mid-turn it lists everything, as `for_each_action` does.
     pub fn for_each_attack_action(&self, rules: &Rules, target: Slot, visit: impl FnMut(Action)) {
-        self.for_each_action_within(rules, Some(target), visit);
+        self.for_each_action_within(rules, Some(target), false, visit);
     }
 
     /// [`Position::for_each_action`], restricted at the start of a turn to
     /// the attack on a slot if one is given (see
-    /// [`Position::for_each_attack_action`]).
+    /// [`Position::for_each_attack_action`]), and without the actions at
+    /// twinned systems where asked (see
+    /// [`Position::for_each_distinct_action`]).
     fn for_each_action_within(
         &self,
         rules: &Rules,
         attack: Option<Slot>,
+        skip_twins: bool,
         mut visit: impl FnMut(Action),
     ) {
         let mover = self.side_to_move();
         let context = Context::new(self);
+        let acting = |slot: Slot| !(skip_twins && context.twinned[slot as usize]);
         if self.in_setup() {
             if !self.home_created(mover) && self.turn_state() == TurnState::Start {
                 homeworld_actions(rules, context.bank, &mut visit);
@@ -187,7 +203,7 @@ impl Position {
             (CatastropheTiming::End, TurnState::Start)
         );
         if catastrophes_now {
-            for &slot in context.occupied() {
+            for &slot in context.occupied().iter().filter(|&&slot| acting(slot)) {
                 let system = context.systems[slot as usize];
                 for colour in Colour::ALL {
                     if system.is_overpopulated(colour) {
@@ -202,7 +218,7 @@ impl Position {
         match state {
             TurnState::Done => {}
             TurnState::Start => {
-                for &slot in context.occupied() {
+                for &slot in context.occupied().iter().filter(|&&slot| acting(slot)) {
                     let system = context.systems[slot as usize];
                     let own = system.ships[mover.index()];
                     if own.is_empty() {
@@ -227,7 +243,7 @@ impl Position {
             }
             TurnState::Sacrifice { colour, remaining } => {
                 if remaining > 0 {
-                    for &slot in context.occupied() {
+                    for &slot in context.occupied().iter().filter(|&&slot| acting(slot)) {
                         if !context.systems[slot as usize].ships[mover.index()].is_empty() {
                             colour_actions(&context, mover, slot, colour, &mut visit);
                         }
@@ -380,9 +396,12 @@ impl Position {
     /// lists the yellow steps of a sacrifice: by slot, then by ship, the
     /// moves before the discoveries. Why: a whole-turn enumerator keys a
     /// sacrifice's last steps from these lists directly (see
-    /// `TurnEnumerator`), without an action at a time.
+    /// `TurnEnumerator`), without an action at a time. With `skip_twins`,
+    /// an origin identical to an earlier one is left out, as
+    /// [`Position::for_each_distinct_action`] leaves out its actions.
     pub(crate) fn for_each_yellow_origin(
         &self,
+        skip_twins: bool,
         mut visit: impl FnMut(Slot, PieceSet, &YellowTargets),
     ) {
         let mover = self.side_to_move();
@@ -390,7 +409,11 @@ impl Position {
         // By star sizes (bits 1 to 3, so at most 8 sets): a state's origins
         // mostly share a few.
         let mut known: [Option<YellowTargets>; 8] = [None; 8];
-        for &slot in context.occupied() {
+        let origins = context
+            .occupied()
+            .iter()
+            .filter(|&&slot| !(skip_twins && context.twinned[slot as usize]));
+        for &slot in origins {
             let own = context.systems[slot as usize].ships[mover.index()];
             if !own.is_empty() {
                 let sizes = context.sizes[slot as usize];

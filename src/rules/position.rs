@@ -751,6 +751,13 @@ pub(crate) const fn mix(mut value: u64) -> u64 {
     value ^ (value >> 31)
 }
 
+/// Whether a home's packed word is alive for `player`: it has a star and
+/// one of their ships.
+#[inline]
+fn home_word_alive(word: u64, player: Player) -> bool {
+    word >> 48 != 0 && (word >> (24 * player.index())) & 0xFF_FFFF != 0
+}
+
 /// A slot's contribution to the position hash. Empty non-home slots add
 /// nothing, so the non-home systems hash as a multiset.
 #[inline]
@@ -1015,8 +1022,25 @@ impl Position {
     /// Whether `player` is alive: their homeworld exists and holds one of
     /// their own ships (rules.md R11.1).
     pub fn is_alive(&self, player: Player) -> bool {
-        let word = self.stored_word(player.index() as Slot);
-        word >> 48 != 0 && (word >> (24 * player.index())) & 0xFF_FFFF != 0
+        home_word_alive(self.stored_word(player.index() as Slot), player)
+    }
+
+    /// Whether both players still have a live home after `patch`. Then,
+    /// after setup, the turn may end there: [`Position::end_turn`] refuses
+    /// only a self-elimination, or with the opponent gone the CLI's fatal
+    /// overpopulation. Why: a counting enumerator settles the leaves that
+    /// rewrite a home this way, without building their positions.
+    #[inline]
+    pub(crate) fn both_alive_after(&self, patch: &Patch) -> bool {
+        [Player::First, Player::Second].into_iter().all(|player| {
+            let slot = player.index() as Slot;
+            let word = patch
+                .writes()
+                .iter()
+                .find(|&&(written, _)| written == slot)
+                .map_or_else(|| self.stored_word(slot), |&(_, word)| word);
+            home_word_alive(word, player)
+        })
     }
 
     /// The result as it stands between turns. During setup the game is ongoing.

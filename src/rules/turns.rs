@@ -266,8 +266,9 @@ pub struct TurnEnumerator {
     /// Set by [`TurnEnumerator::count`] for its listing: see [`Walk`]'s field.
     counting: bool,
     /// Whether the last steps that [`EarlierSteps`] covers and
-    /// [`Walk::skip`] skips are looked at all the same, so that a test can
-    /// check that leaving them out changes no turn and no order.
+    /// [`Walk::skip`] skips, and the actions at twinned systems
+    /// ([`Walk::skips_twins`]), are looked at all the same, so that a test
+    /// can check that leaving them out changes no turn and no order.
     list_repeats: bool,
 }
 
@@ -790,6 +791,17 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
+    /// Whether the actions at a system identical to an earlier one are left
+    /// out ([`Position::for_each_distinct_action`]): their states and
+    /// results repeat those of the earlier system's, listed first. Not in a
+    /// focused pass, whose focus is by the slots as they stood at the
+    /// turn's start, so that it may take an action at one twin and not the
+    /// same action at the other.
+    #[inline]
+    fn skips_twins(&self) -> bool {
+        self.focus.is_none() && !self.list_repeats
+    }
+
     /// Whether the result with this key is already listed or refused.
     #[inline]
     fn known(&self, key: u64) -> bool {
@@ -902,15 +914,17 @@ impl Walk<'_> {
         match steps {
             Some(steps) => self.list_last_steps(position, &here, &steps, last_step),
             None => {
-                match self.focus {
-                    None => {
-                        position.for_each_action(self.rules, |action| self.actions.push(action))
+                let focus = self.focus;
+                let distinct = self.skips_twins();
+                let push = |action| {
+                    if focus.is_none_or(|focus| focus.takes(action)) {
+                        self.actions.push(action);
                     }
-                    Some(focus) => position.for_each_action(self.rules, |action| {
-                        if focus.takes(action) {
-                            self.actions.push(action);
-                        }
-                    }),
+                };
+                if distinct {
+                    position.for_each_distinct_action(self.rules, push);
+                } else {
+                    position.for_each_action(self.rules, push);
                 }
                 self.classify(position, &here, last_step, first);
             }
@@ -929,14 +943,22 @@ impl Walk<'_> {
                     if self.known(key) {
                         continue;
                     }
-                    if let Some(ends) = ends.filter(|_| {
-                        patch
+                    if let Some(ends) = ends {
+                        // A leaf that leaves both homes as they are ends as
+                        // this state does; one that rewrites a home but
+                        // leaves both players alive ends too.
+                        let homes_kept = patch
                             .writes()
                             .iter()
-                            .all(|&(slot, _)| slot as usize >= HOME_SLOTS)
-                    }) {
-                        self.count_result(key, ends);
-                        continue;
+                            .all(|&(slot, _)| slot as usize >= HOME_SLOTS);
+                        if homes_kept {
+                            self.count_result(key, ends);
+                            continue;
+                        }
+                        if position.both_alive_after(&patch) {
+                            self.count_result(key, true);
+                            continue;
+                        }
                     }
                     debug_assert_eq!(
                         patch,
@@ -1045,7 +1067,7 @@ impl Walk<'_> {
             .filter(|_| self.focus.is_none() && !self.list_repeats)
             .and_then(|before| EarlierSteps::of(position, before));
         self.arrivals.clear();
-        position.for_each_yellow_origin(|from, own, targets| {
+        position.for_each_yellow_origin(self.skips_twins(), |from, own, targets| {
             for ship in own.types() {
                 let covered = earlier.and_then(|earlier| {
                     earlier
@@ -1356,7 +1378,8 @@ mod tests {
 
     /// Random games from the start under each rule profile: at every
     /// position the listing that leaves out the last steps
-    /// [`super::EarlierSteps`] covers and [`super::Walk::skip`] skips is the
+    /// [`super::EarlierSteps`] covers and [`super::Walk::skip`] skips, and
+    /// the actions at twinned systems ([`super::Walk::skips_twins`]), is the
     /// same, turn for turn and in the same order, as the listing that looks
     /// at them, the count is the listing's, and the listing holds every
     /// result the plain way finds ([`every_result`]). Why: the rules may
