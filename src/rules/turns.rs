@@ -157,6 +157,7 @@ impl HashSet64 {
     }
 
     /// Inserts a key; returns whether it was new.
+    #[inline]
     pub fn insert(&mut self, key: u64) -> bool {
         if key == 0 {
             return !std::mem::replace(&mut self.has_zero, true);
@@ -196,6 +197,8 @@ impl HashSet64 {
     /// page faults and a rehash: growing 4,096 slots at a time to 32,768
     /// took about 0.4 ms of a 4 ms `count` process, and one huge page costs
     /// one fault, as the kernel zeroes it.
+    #[cold]
+    #[inline(never)]
     fn grow(&mut self) {
         let mut size = self.slots.len() * 2;
         let huge = HUGE_PAGE / std::mem::size_of::<u64>();
@@ -553,6 +556,7 @@ impl TurnEnumerator {
             list_repeats: self.list_repeats,
             counting,
             path: Vec::with_capacity(16),
+            settling: Settling::default(),
         };
         walk.explore(position, None, None, visit);
         (walk.stopped, walk.out_of_time)
@@ -784,10 +788,44 @@ struct Walk<'a> {
     /// See [`TurnEnumerator`]'s field.
     list_repeats: bool,
     /// Whether only the number of results is wanted ([`TurnEnumerator::count`]):
-    /// then a leaf that leaves both homes as they are is counted without
-    /// its position being built (see [`Walk::explore`]).
+    /// then a leaf whose turn is known to end or not ([`leaf_ends`]) is
+    /// counted without its position being built, and a last step keyed
+    /// from the slot words is not even queued ([`Walk::settle`]).
     counting: bool,
     path: Vec<Action>,
+    /// See [`Settling`].
+    settling: Settling,
+}
+
+/// Whether the turn of a leaf of `position` (after setup) with `patch` may
+/// end, where that is known without building its position: as the state
+/// does (`ends`) where both homes stay as they are, and yes where a home
+/// is rewritten but both players keep a live one
+/// ([`Position::both_alive_after`]); none otherwise.
+#[inline]
+fn leaf_ends(position: &Position, patch: &Patch, ends: bool) -> Option<bool> {
+    if patch
+        .writes()
+        .iter()
+        .all(|&(slot, _)| slot as usize >= HOME_SLOTS)
+    {
+        Some(ends)
+    } else {
+        position.both_alive_after(patch).then_some(true)
+    }
+}
+
+/// How many leaves [`Walk::settle`] keeps in flight.
+const SETTLING: usize = 8;
+
+/// The last leaves of a counting walk, keyed and with whether their turns
+/// may end, waiting for their result slots to load (see
+/// [`HashSet64::prefetch`]).
+#[derive(Default)]
+struct Settling {
+    leaves: [(u64, bool); SETTLING],
+    /// Leaves queued since the last [`Walk::settle_all`].
+    queued: usize,
 }
 
 impl Walk<'_> {
@@ -800,6 +838,35 @@ impl Walk<'_> {
     #[inline]
     fn skips_twins(&self) -> bool {
         self.focus.is_none() && !self.list_repeats
+    }
+
+    /// Counts the leaf `key` of a counting walk (see [`Settling`]) once its
+    /// slot has had time to load: the leaf queued [`SETTLING`] leaves
+    /// before is looked up now.
+    #[inline(always)]
+    fn settle(&mut self, key: u64, ends: bool) {
+        self.results.prefetch(key);
+        let index = self.settling.queued % SETTLING;
+        if self.settling.queued >= SETTLING {
+            let (earlier, earlier_ends) = self.settling.leaves[index];
+            if !self.known(earlier) {
+                self.count_result(earlier, earlier_ends);
+            }
+        }
+        self.settling.leaves[index] = (key, ends);
+        self.settling.queued += 1;
+    }
+
+    /// Looks up the leaves still queued by [`Walk::settle`].
+    fn settle_all(&mut self) {
+        let queued = self.settling.queued;
+        for number in queued.saturating_sub(SETTLING)..queued {
+            let (key, ends) = self.settling.leaves[number % SETTLING];
+            if !self.known(key) {
+                self.count_result(key, ends);
+            }
+        }
+        self.settling.queued = 0;
     }
 
     /// Whether the result with this key is already listed or refused.
@@ -912,7 +979,7 @@ impl Walk<'_> {
             here.prune_self_elimination,
         );
         match steps {
-            Some(steps) => self.list_last_steps(position, &here, &steps, last_step),
+            Some(steps) => self.list_last_steps(position, &here, &steps, last_step, ends),
             None => {
                 let focus = self.focus;
                 let distinct = self.skips_twins();
@@ -943,22 +1010,9 @@ impl Walk<'_> {
                     if self.known(key) {
                         continue;
                     }
-                    if let Some(ends) = ends {
-                        // A leaf that leaves both homes as they are ends as
-                        // this state does; one that rewrites a home but
-                        // leaves both players alive ends too.
-                        let homes_kept = patch
-                            .writes()
-                            .iter()
-                            .all(|&(slot, _)| slot as usize >= HOME_SLOTS);
-                        if homes_kept {
-                            self.count_result(key, ends);
-                            continue;
-                        }
-                        if position.both_alive_after(&patch) {
-                            self.count_result(key, true);
-                            continue;
-                        }
+                    if let Some(ends) = ends.and_then(|ends| leaf_ends(position, &patch, ends)) {
+                        self.count_result(key, ends);
+                        continue;
                     }
                     debug_assert_eq!(
                         patch,
@@ -1056,6 +1110,7 @@ impl Walk<'_> {
         here: &Here,
         steps: &LastYellowSteps,
         last_step: Option<LastStep>,
+        ends: Option<bool>,
     ) {
         let rules = self.rules;
         // Not in a focused pass: the memo there holds a state in whichever
@@ -1084,7 +1139,7 @@ impl Walk<'_> {
                     let step = leaving.and_then(|leaving| {
                         steps.move_step(self.arrivals, position, leaving, to, ship)
                     });
-                    self.last_step(position, here, Action::Move { from, to, ship }, step);
+                    self.last_step(position, here, Action::Move { from, to, ship }, step, ends);
                 }
                 for &star in targets.stars() {
                     if covered
@@ -1094,25 +1149,41 @@ impl Walk<'_> {
                     }
                     let step =
                         leaving.and_then(|leaving| steps.discovery_step(leaving, ship, star));
-                    self.last_step(position, here, Action::Discover { from, ship, star }, step);
+                    self.last_step(
+                        position,
+                        here,
+                        Action::Discover { from, ship, star },
+                        step,
+                        ends,
+                    );
                 }
             }
         });
+        self.settle_all();
     }
 
     /// One child of [`Walk::list_last_steps`]: a leaf keyed from the slot
     /// words where `step` gives its key and patch, the general way
     /// otherwise.
-    #[inline]
+    #[inline(always)]
     fn last_step(
         &mut self,
         position: &Position,
         here: &Here,
         action: Action,
         step: Option<(u64, Patch)>,
+        ends: Option<bool>,
     ) {
         if self.focus.is_some_and(|focus| !focus.takes(action)) {
             return;
+        }
+        // A counting walk settles a leaf by its key and whether its turn
+        // may end, where both are known without its position.
+        if let (Some(ends), Some((key, patch))) = (ends, step) {
+            if let Some(ends) = leaf_ends(position, &patch, ends) {
+                self.settle(key, ends);
+                return;
+            }
         }
         self.actions.push(action);
         match step {
