@@ -524,6 +524,17 @@ impl Patch {
         }
     }
 
+    /// Whether a system the patch rewrites holds four or more pieces of one
+    /// colour. Why: where none did before, only those can, so an
+    /// enumerator learns a child's [`Position::has_overpopulation`] from
+    /// its patch.
+    #[inline]
+    pub fn overpopulates(&self) -> bool {
+        self.writes()
+            .iter()
+            .any(|&(_, word)| word_pieces(word).overpopulated_colours() != 0)
+    }
+
     /// The hash after this patch alone, given [`Patch::hash_after_end`]'s
     /// answer: the inverse of that, for an enumerator that keyed a leaf on
     /// its result and now applies it.

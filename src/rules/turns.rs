@@ -44,7 +44,7 @@
 use std::time::Instant;
 
 use super::memory::{Words, HUGE_PAGE};
-use super::piece::Piece;
+use super::piece::{Piece, Player};
 use super::position::{
     Action, ArrivalCache, LastYellowSteps, Outcome, Patch, Position, Slot, TurnState, HOME_SLOTS,
     SLOT_COUNT,
@@ -558,7 +558,7 @@ impl TurnEnumerator {
             path: Vec::with_capacity(16),
             settling: Settling::default(),
         };
-        walk.explore(position, None, None, visit);
+        walk.explore(position, None, None, None, visit);
         (walk.stopped, walk.out_of_time)
     }
 }
@@ -937,12 +937,14 @@ impl Walk<'_> {
     }
 
     /// Lists the turns through `position`, a mid-turn state (with its memo
-    /// key; none for the root) reached by `last_step`.
+    /// key; none for the root) reached by `last_step`. `overpopulated`:
+    /// whether a system is, where the caller knows.
     fn explore(
         &mut self,
         position: &Position,
         key: Option<u64>,
         last_step: Option<LastStep>,
+        overpopulated: Option<bool>,
         visit: &mut impl FnMut(&[Action], &Position, Outcome) -> bool,
     ) {
         // After setup, whether a turn may end depends only on the homes
@@ -953,8 +955,11 @@ impl Walk<'_> {
         // pass ends where an empty turn may not).
         let in_setup = position.in_setup();
         let ends = (self.counting && !in_setup).then(|| {
-            let mut ended = *position;
-            ended.end_turn(self.rules).is_ok()
+            // Both players alive: nothing refuses the end (see `leaf_ends`).
+            (position.is_alive(Player::First) && position.is_alive(Player::Second)) || {
+                let mut ended = *position;
+                ended.end_turn(self.rules).is_ok()
+            }
         });
         match ends {
             Some(ends) => {
@@ -967,11 +972,16 @@ impl Walk<'_> {
         }
         let first = self.actions.len();
         let here = Here {
-            overpopulated: position.has_overpopulation(),
+            overpopulated: overpopulated.unwrap_or_else(|| position.has_overpopulation()),
             prune_self_elimination: self.rules.self_elimination == SelfElimination::Illegal
                 && !position.in_setup(),
             slot_hashes: position.slot_hashes(),
         };
+        debug_assert_eq!(
+            here.overpopulated,
+            position.has_overpopulation(),
+            "a child's overpopulation is its patch's"
+        );
         // The last step of a yellow sacrifice, most of a big listing.
         let steps = position.last_yellow_steps(
             here.overpopulated,
@@ -1064,7 +1074,10 @@ impl Walk<'_> {
                     let mut next = *position;
                     next.apply_patch_hashed(&patch, key);
                     self.path.push(action);
-                    self.explore(&next, Some(key), last_step, visit);
+                    // Without an overpopulated system here, only the
+                    // systems the action rewrote can hold one.
+                    let overpopulated = (!here.overpopulated).then(|| patch.overpopulates());
+                    self.explore(&next, Some(key), last_step, overpopulated, visit);
                     self.path.pop();
                 }
             }
