@@ -74,6 +74,9 @@ pub struct HashSet64 {
     /// lists the replies to each threat with one enumerator, mostly a few
     /// hundred turns, after a listing of tens of thousands grew its tables.
     filled: Vec<u32>,
+    /// The most slots the table grows to in small pages before it goes
+    /// straight to a huge page (see [`HashSet64::grow`]).
+    small_slots: usize,
 }
 
 impl Default for HashSet64 {
@@ -85,12 +88,23 @@ impl Default for HashSet64 {
 impl HashSet64 {
     /// A set sized for about `capacity` keys before it grows.
     pub fn with_capacity(capacity: usize) -> HashSet64 {
+        HashSet64::with_small_slots(capacity, SMALL_SLOTS)
+    }
+
+    /// A set sized for about `capacity` keys that doubles in small pages up
+    /// to `small_slots` slots before it goes to a huge page. For a set that
+    /// mostly stays at a few thousand keys, such as the enumerator's memo
+    /// of mid-turn states: the kernel zeroes a huge page's 2 MB when it is
+    /// first touched (about 85 µs), more than a table of 8,192 slots costs
+    /// in small pages with the rehashes on the way.
+    pub fn with_small_slots(capacity: usize, small_slots: usize) -> HashSet64 {
         let size = (capacity * 2).next_power_of_two().max(16);
         HashSet64 {
             slots: Words::zeroed(size),
             len: 0,
             has_zero: false,
             filled: Vec::new(),
+            small_slots,
         }
     }
 
@@ -190,8 +204,8 @@ impl HashSet64 {
         }
     }
 
-    /// Doubles the table, or past [`SMALL_SLOTS`] goes straight to a huge
-    /// page (see [`Words`]). Why: a listing that outgrows a thousand keys
+    /// Doubles the table, or past its small size ([`SMALL_SLOTS`] unless
+    /// set otherwise) goes straight to a huge page (see [`Words`]). Why: a listing that outgrows a thousand keys
     /// mostly goes on to tens of thousands, and in a fresh enumerator (a
     /// `count`, a search root's listing) each table on the way cost its
     /// page faults and a rehash: growing 4,096 slots at a time to 32,768
@@ -202,7 +216,7 @@ impl HashSet64 {
     fn grow(&mut self) {
         let mut size = self.slots.len() * 2;
         let huge = HUGE_PAGE / std::mem::size_of::<u64>();
-        if size > SMALL_SLOTS && size < huge {
+        if size > self.small_slots && size < huge {
             size = huge;
         }
         let old = std::mem::replace(&mut self.slots, Words::zeroed(size));
@@ -217,6 +231,13 @@ impl HashSet64 {
 /// The most slots a [`HashSet64`] table grows to in small pages (16 KB)
 /// before it goes straight to a huge page.
 const SMALL_SLOTS: usize = 2048;
+
+/// The most slots the enumerator's memo of mid-turn states grows to in
+/// small pages (128 KB): the states of a listing are about a tenth of its
+/// results, 2,206 for the reference engine's position A (8,192 slots), and
+/// past this size a doubling in small pages (64 faults and a rehash) costs
+/// more than a huge page.
+const STATE_SMALL_SLOTS: usize = 16384;
 
 /// [`HashSet64`] remembers which slots it filled while at most one in this
 /// many is.
@@ -241,7 +262,6 @@ const FILLED_SHARE: usize = 16;
 /// });
 /// assert_eq!(homes, enumerator.count(&start, &rules));
 /// ```
-#[derive(Default)]
 pub struct TurnEnumerator {
     /// Which turns listings give first ([`TurnEnumerator::set_order`]).
     order: TurnOrder,
@@ -273,6 +293,25 @@ pub struct TurnEnumerator {
     /// ([`Walk::skips_twins`]), are looked at all the same, so that a test
     /// can check that leaving them out changes no turn and no order.
     list_repeats: bool,
+}
+
+impl Default for TurnEnumerator {
+    fn default() -> TurnEnumerator {
+        TurnEnumerator {
+            order: TurnOrder::default(),
+            pass: Pass::default(),
+            states: HashSet64::with_small_slots(1024, STATE_SMALL_SLOTS),
+            results: HashSet64::default(),
+            rejected: HashSet64::default(),
+            actions: Vec::new(),
+            children: Vec::new(),
+            stopped: None,
+            unfinished: Vec::new(),
+            arrivals: ArrivalCache::default(),
+            counting: false,
+            list_repeats: false,
+        }
+    }
 }
 
 /// What one pending action leads to, worked out for all the actions of a
@@ -1456,7 +1495,8 @@ impl Position {
 
 #[cfg(test)]
 mod tests {
-    use super::{HashSet64, TurnEnumerator};
+    use super::{HashSet64, TurnEnumerator, STATE_SMALL_SLOTS};
+    use crate::rules::memory::HUGE_PAGE;
     use crate::rules::position::{System, HOME_SLOTS, SLOT_COUNT};
     use crate::rules::{Action, Colour, Outcome, Piece, Player, Position, Rules, TurnState};
 
@@ -1694,7 +1734,27 @@ mod tests {
 
     #[test]
     fn a_set_cleared_after_big_or_small_use_holds_nothing_and_takes_keys_again() {
-        let mut set = HashSet64::default();
+        // The state memo's growth in small pages takes the same keys.
+        for mut set in [
+            HashSet64::default(),
+            HashSet64::with_small_slots(1024, STATE_SMALL_SLOTS),
+        ] {
+            check_clears(&mut set);
+        }
+        // A default set goes from 2,048 slots straight to a huge page; the
+        // memo of a listing of a few thousand states stays in small ones.
+        for (mut set, slots) in [
+            (HashSet64::default(), HUGE_PAGE / 8),
+            (HashSet64::with_small_slots(1024, STATE_SMALL_SLOTS), 8192),
+        ] {
+            for key in keys(7, 2206) {
+                set.insert(key);
+            }
+            assert_eq!((set.len(), set.slots.len()), (2206, slots));
+        }
+    }
+
+    fn check_clears(set: &mut HashSet64) {
         // Past the huge table (a quarter of a million slots) and back, then
         // small listings in the big table, whose clears zero only their slots.
         for (round, count) in [(1, 5), (2, 200_000), (3, 40), (4, 3), (5, 9_000), (6, 0)] {
