@@ -205,12 +205,13 @@ impl HashSet64 {
     }
 
     /// Doubles the table, or past its small size ([`SMALL_SLOTS`] unless
-    /// set otherwise) goes straight to a huge page (see [`Words`]). Why: a listing that outgrows a thousand keys
-    /// mostly goes on to tens of thousands, and in a fresh enumerator (a
-    /// `count`, a search root's listing) each table on the way cost its
-    /// page faults and a rehash: growing 4,096 slots at a time to 32,768
-    /// took about 0.4 ms of a 4 ms `count` process, and one huge page costs
-    /// one fault, as the kernel zeroes it.
+    /// set otherwise) goes straight to a huge page (see [`Words`]). Why: a
+    /// listing that outgrows a thousand keys mostly goes on to tens of
+    /// thousands, and in a fresh enumerator (a `count`, a search root's
+    /// listing) each table on the way cost its page faults and a rehash:
+    /// growing 4,096 slots at a time to 32,768 took about 0.4 ms of a 4 ms
+    /// `count` process, and one huge page costs one fault, as the kernel
+    /// zeroes it.
     #[cold]
     #[inline(never)]
     fn grow(&mut self) {
@@ -888,9 +889,7 @@ impl Walk<'_> {
         let index = self.settling.queued % SETTLING;
         if self.settling.queued >= SETTLING {
             let (earlier, earlier_ends) = self.settling.leaves[index];
-            if !self.known(earlier) {
-                self.count_result(earlier, earlier_ends);
-            }
+            self.count_result(earlier, earlier_ends);
         }
         self.settling.leaves[index] = (key, ends);
         self.settling.queued += 1;
@@ -901,9 +900,7 @@ impl Walk<'_> {
         let queued = self.settling.queued;
         for number in queued.saturating_sub(SETTLING)..queued {
             let (key, ends) = self.settling.leaves[number % SETTLING];
-            if !self.known(key) {
-                self.count_result(key, ends);
-            }
+            self.count_result(key, ends);
         }
         self.settling.queued = 0;
     }
@@ -914,8 +911,11 @@ impl Walk<'_> {
         self.results.contains(key) || (!self.rejected.is_empty() && self.rejected.contains(key))
     }
 
-    /// Records a new result of a counting walk as listed, or as refused
-    /// where the turn may not end there.
+    /// Records a result of a counting walk as listed, or as refused where
+    /// the turn may not end there, unless it is already. Why no lookup in
+    /// the other set first ([`Walk::known`]): after setup whether a turn
+    /// may end depends only on its result, so a key is only ever in the
+    /// set of its verdict, and one insert both looks it up and adds it.
     #[inline]
     fn count_result(&mut self, key: u64, ends: bool) {
         if ends {
@@ -1001,12 +1001,7 @@ impl Walk<'_> {
             }
         });
         match ends {
-            Some(ends) => {
-                let key = position.hash_after_end();
-                if !self.known(key) {
-                    self.count_result(key, ends);
-                }
-            }
+            Some(ends) => self.count_result(position.hash_after_end(), ends),
             None => self.record(position, visit),
         }
         let first = self.actions.len();
