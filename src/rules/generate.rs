@@ -10,7 +10,7 @@
 //! Ending the turn is not an action. Callers end a turn with
 //! [`Position::end_turn`], which is a pass when nothing has happened yet.
 
-use super::piece::{Colour, Piece, PieceSet, Player};
+use super::piece::{Colour, Piece, PieceSet, PieceTypes, Player};
 use super::position::{Action, Position, Slot, System, TurnState, HOME_SLOTS, SLOT_COUNT};
 use super::profile::{CatastropheTiming, Rules};
 
@@ -90,6 +90,10 @@ struct Context {
     /// rule (rules.md E3) asks of a move's destination, worked out once a
     /// state instead of once an origin ([`YellowTargets::of`]).
     twinned: [bool; SLOT_COUNT],
+    /// By star sizes (the index is a [`System::size_mask`] shifted right
+    /// once), a bit for each occupied slot with those sizes that is not
+    /// twinned: what [`YellowTargets::of`] takes its destinations from.
+    by_sizes: [u32; 8],
 }
 
 impl Context {
@@ -100,6 +104,7 @@ impl Context {
         let mut used = PieceSet::EMPTY;
         let mut sizes = [0; SLOT_COUNT];
         let mut twinned = [false; SLOT_COUNT];
+        let mut by_sizes = [0; 8];
         for slot in 0..SLOT_COUNT as Slot {
             let system = position.system(slot);
             systems[slot as usize] = system;
@@ -111,6 +116,9 @@ impl Context {
                     });
                 }
                 sizes[index] = system.size_mask();
+                if !twinned[index] {
+                    by_sizes[usize::from(sizes[index] >> 1)] |= 1 << slot;
+                }
                 occupied[occupied_count] = slot;
                 occupied_count += 1;
                 used = used.plus(system.pieces());
@@ -126,6 +134,7 @@ impl Context {
                 < SLOT_COUNT - HOME_SLOTS,
             sizes,
             twinned,
+            by_sizes,
         }
     }
 
@@ -333,60 +342,59 @@ fn attack_actions(
 /// Where a ship can go from one slot in one yellow step, which does not
 /// depend on the ship: the systems it can move to, leaving out one
 /// identical to an earlier one (E3), and the stars it can discover. It
-/// depends only on the origin's star sizes, so it is worked out once per
-/// set of sizes and listed for each ship of each origin with those sizes.
+/// depends only on the origin's star sizes. Kept as masks, a slot's bit
+/// and a type's: both are a few mask operations from the [`Context`],
+/// where lists took a test a system and a type, once a state for each set
+/// of star sizes (the enumerator's last steps spent 8% there).
 #[derive(Clone, Copy)]
 pub(crate) struct YellowTargets {
-    destinations: [Slot; SLOT_COUNT],
-    destination_count: usize,
-    stars: [Piece; Piece::COUNT],
-    star_count: usize,
+    /// A bit for each destination slot.
+    destinations: u32,
+    stars: PieceTypes,
 }
 
 impl YellowTargets {
     /// The targets from an origin with star sizes `sizes`
     /// ([`System::size_mask`]).
     fn of(context: &Context, sizes: u8) -> YellowTargets {
-        let mut targets = YellowTargets {
-            destinations: [0; SLOT_COUNT],
-            destination_count: 0,
-            stars: [Piece::ALL[0]; Piece::COUNT],
-            star_count: 0,
+        // Connected systems share no star size, so the origin itself, and
+        // any system identical to it, is never a destination; nor is a
+        // twin, since an earlier identical system takes the move instead
+        // (E3).
+        let mut destinations = 0;
+        for (class, &slots) in context.by_sizes.iter().enumerate() {
+            if (class as u8) << 1 & sizes == 0 {
+                destinations |= slots;
+            }
+        }
+        let bank = if context.has_free_slot {
+            context.bank
+        } else {
+            PieceSet::EMPTY
         };
-        for &to in context.occupied() {
-            let index = to as usize;
-            // Connected systems share no star size, so the origin itself,
-            // and any system identical to it, is never a destination.
-            if context.sizes[index] & sizes != 0 {
-                continue;
-            }
-            // An earlier identical system takes the move instead (E3); it
-            // cannot be the origin, which is not connected to it.
-            if context.twinned[index] {
-                continue;
-            }
-            targets.destinations[targets.destination_count] = to;
-            targets.destination_count += 1;
+        YellowTargets {
+            destinations,
+            stars: bank.types_sized_outside(sizes),
         }
-        if context.has_free_slot {
-            for star in context.bank.types() {
-                if sizes & (1 << star.size()) == 0 {
-                    targets.stars[targets.star_count] = star;
-                    targets.star_count += 1;
-                }
-            }
-        }
-        targets
     }
 
     /// The slots a move can go to, in the generator's order.
-    pub(crate) fn destinations(&self) -> &[Slot] {
-        &self.destinations[..self.destination_count]
+    #[inline]
+    pub(crate) fn destinations(&self) -> impl Iterator<Item = Slot> {
+        let mut slots = self.destinations;
+        std::iter::from_fn(move || {
+            (slots != 0).then(|| {
+                let slot = slots.trailing_zeros() as Slot;
+                slots &= slots - 1;
+                slot
+            })
+        })
     }
 
     /// The stars a discovery can take, in the generator's order.
-    pub(crate) fn stars(&self) -> &[Piece] {
-        &self.stars[..self.star_count]
+    #[inline]
+    pub(crate) fn stars(&self) -> PieceTypes {
+        self.stars
     }
 }
 
@@ -406,9 +414,6 @@ impl Position {
     ) {
         let mover = self.side_to_move();
         let context = Context::new(self);
-        // By star sizes (bits 1 to 3, so at most 8 sets): a state's origins
-        // mostly share a few.
-        let mut known: [Option<YellowTargets>; 8] = [None; 8];
         let origins = context
             .occupied()
             .iter()
@@ -416,10 +421,8 @@ impl Position {
         for &slot in origins {
             let own = context.systems[slot as usize].ships[mover.index()];
             if !own.is_empty() {
-                let sizes = context.sizes[slot as usize];
-                let targets = known[usize::from(sizes >> 1) & 7]
-                    .get_or_insert_with(|| YellowTargets::of(&context, sizes));
-                visit(slot, own, targets);
+                let targets = YellowTargets::of(&context, context.sizes[slot as usize]);
+                visit(slot, own, &targets);
             }
         }
     }
@@ -472,14 +475,14 @@ fn colour_actions(
             }
             let targets = YellowTargets::of(context, context.sizes[slot as usize]);
             for ship in own.types() {
-                for &to in targets.destinations() {
+                for to in targets.destinations() {
                     visit(Action::Move {
                         from: slot,
                         to,
                         ship,
                     });
                 }
-                for &star in targets.stars() {
+                for star in targets.stars() {
                     visit(Action::Discover {
                         from: slot,
                         ship,

@@ -226,6 +226,21 @@ impl PieceSet {
         PieceSet(self.0 + other.0)
     }
 
+    /// The types present whose size is not in `sizes` (bit `s` for size
+    /// `s`, as [`PieceSet::size_mask`]), in canonical order: the stars a
+    /// ship can discover from a system with those star sizes, found with
+    /// one mask instead of a test a type.
+    #[inline]
+    pub(crate) fn types_sized_outside(self, sizes: u8) -> PieceTypes {
+        let mut kept = 0;
+        for (size, mask) in SIZE_MASKS.iter().enumerate() {
+            if sizes & 1 << (size + 1) == 0 {
+                kept |= mask;
+            }
+        }
+        PieceTypes(self.presence() & kept)
+    }
+
     /// One bit per present type (on the low bit of its field), which makes
     /// "which types are here" a single mask operation.
     fn presence(self) -> u32 {
@@ -377,6 +392,31 @@ mod tests {
         assert_eq!(Piece::parse("g"), None);
         assert_eq!(Piece::parse("é"), None);
         assert_eq!(Piece::parse("gé"), None);
+    }
+
+    #[test]
+    fn types_sized_outside_keeps_the_other_sizes_in_order() {
+        let mut set = PieceSet::EMPTY;
+        for text in ["r1", "r1", "y2", "g3", "b1", "b2", "b3", "b3"] {
+            set.add(Piece::parse(text).unwrap());
+        }
+        for sizes in (0..8u8).map(|class| class << 1) {
+            let kept: Vec<Piece> = set.types_sized_outside(sizes).collect();
+            let expected: Vec<Piece> = set
+                .types()
+                .filter(|piece| sizes & 1 << piece.size() == 0)
+                .collect();
+            assert_eq!(kept, expected, "sizes {sizes:04b}");
+        }
+        let names = |sizes| {
+            set.types_sized_outside(sizes)
+                .map(|piece| piece.to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        assert_eq!(names(0b0100), "r1 g3 b1 b3");
+        assert_eq!(names(0b1110), "");
+        assert_eq!(names(0), "r1 y2 g3 b1 b2 b3");
     }
 
     #[test]

@@ -1177,7 +1177,7 @@ impl Walk<'_> {
                         .map(|covered| (earlier, covered))
                 });
                 let leaving = steps.leaving(position, rules, from, ship);
-                for &to in targets.destinations() {
+                for to in targets.destinations() {
                     if covered.is_some_and(|(earlier, covered)| {
                         earlier.covers_move(covered, position, to)
                     }) {
@@ -1188,7 +1188,7 @@ impl Walk<'_> {
                     });
                     self.last_step(position, here, Action::Move { from, to, ship }, step, ends);
                 }
-                for &star in targets.stars() {
+                for star in targets.stars() {
                     if covered
                         .is_some_and(|(earlier, covered)| earlier.covers_discovery(covered, star))
                     {
@@ -1251,7 +1251,7 @@ impl Walk<'_> {
 
     /// What `action` from `position` leads to, in general (see
     /// [`Walk::classify`]).
-    #[inline]
+    #[inline(always)]
     fn child(
         &self,
         position: &Position,
@@ -1300,6 +1300,8 @@ impl Walk<'_> {
                 kind: ChildKind::Leaf,
             }
         } else {
+            // Its memo slot is looked up when the child is reached.
+            self.states.prefetch(hash);
             Child {
                 patch,
                 key: hash,
