@@ -11,7 +11,9 @@
 //! [`Position::end_turn`], which is a pass when nothing has happened yet.
 
 use super::piece::{Colour, Piece, PieceSet, PieceTypes, Player};
-use super::position::{Action, Position, Slot, System, TurnState, HOME_SLOTS, SLOT_COUNT};
+use super::position::{
+    word_pieces, word_size_mask, Action, Position, Slot, System, TurnState, HOME_SLOTS, SLOT_COUNT,
+};
 use super::profile::{CatastropheTiming, Rules};
 
 /// Upper bound on the actions from one state. Each of the at most 34 groups
@@ -357,21 +359,29 @@ impl YellowTargets {
     /// The targets from an origin with star sizes `sizes`
     /// ([`System::size_mask`]).
     fn of(context: &Context, sizes: u8) -> YellowTargets {
-        // Connected systems share no star size, so the origin itself, and
-        // any system identical to it, is never a destination; nor is a
-        // twin, since an earlier identical system takes the move instead
-        // (E3).
-        let mut destinations = 0;
-        for (class, &slots) in context.by_sizes.iter().enumerate() {
-            if (class as u8) << 1 & sizes == 0 {
-                destinations |= slots;
-            }
-        }
         let bank = if context.has_free_slot {
             context.bank
         } else {
             PieceSet::EMPTY
         };
+        YellowTargets::from(&context.by_sizes, bank, sizes)
+    }
+
+    /// The targets from an origin with star sizes `sizes`, given the
+    /// destinations by star sizes (see `Context::by_sizes`) and the stars
+    /// that can be discovered (none without a free slot).
+    #[inline]
+    fn from(by_sizes: &[u32; 8], bank: PieceSet, sizes: u8) -> YellowTargets {
+        // Connected systems share no star size, so the origin itself, and
+        // any system identical to it, is never a destination; nor is a
+        // twin, since an earlier identical system takes the move instead
+        // (E3).
+        let mut destinations = 0;
+        for (class, &slots) in by_sizes.iter().enumerate() {
+            if (class as u8) << 1 & sizes == 0 {
+                destinations |= slots;
+            }
+        }
         YellowTargets {
             destinations,
             stars: bank.types_sized_outside(sizes),
@@ -412,18 +422,46 @@ impl Position {
         skip_twins: bool,
         mut visit: impl FnMut(Slot, PieceSet, &YellowTargets),
     ) {
-        let mover = self.side_to_move();
-        let context = Context::new(self);
-        let origins = context
-            .occupied()
-            .iter()
-            .filter(|&&slot| !(skip_twins && context.twinned[slot as usize]));
-        for &slot in origins {
-            let own = context.systems[slot as usize].ships[mover.index()];
-            if !own.is_empty() {
-                let targets = YellowTargets::of(&context, context.sizes[slot as usize]);
-                visit(slot, own, &targets);
+        // From the packed words, without decoding systems as `Context`
+        // does for every kind of action: a listing's last steps call this
+        // once a state.
+        let shift = 24 * self.side_to_move().index();
+        let mut words = [0; SLOT_COUNT];
+        let mut sizes = [0; SLOT_COUNT];
+        let mut by_sizes = [0; 8];
+        let mut used = PieceSet::EMPTY;
+        let mut others = 0;
+        let mut origins = 0u32;
+        for slot in 0..SLOT_COUNT {
+            let word = self.slot_word(slot as Slot);
+            words[slot] = word;
+            if word >> 48 == 0 {
+                continue;
             }
+            // Canonical words are equal exactly for identical systems.
+            let twinned = slot >= HOME_SLOTS && words[HOME_SLOTS..slot].contains(&word);
+            let size_mask = word_size_mask(word);
+            sizes[slot] = size_mask;
+            if !twinned {
+                by_sizes[usize::from(size_mask >> 1)] |= 1 << slot;
+            }
+            used = used.plus(word_pieces(word));
+            others += usize::from(slot >= HOME_SLOTS);
+            if word >> shift & 0xFF_FFFF != 0 && !(skip_twins && twinned) {
+                origins |= 1 << slot;
+            }
+        }
+        let bank = if others < SLOT_COUNT - HOME_SLOTS {
+            used.complement()
+        } else {
+            PieceSet::EMPTY
+        };
+        while origins != 0 {
+            let slot = origins.trailing_zeros() as usize;
+            origins &= origins - 1;
+            let own = PieceSet((words[slot] >> shift & 0xFF_FFFF) as u32);
+            let targets = YellowTargets::from(&by_sizes, bank, sizes[slot]);
+            visit(slot as Slot, own, &targets);
         }
     }
 }

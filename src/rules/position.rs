@@ -744,8 +744,28 @@ fn settled(rules: &Rules, slot: Slot, word: u64) -> u64 {
     }
 }
 
+/// The size bit ([`System::size_mask`]) of a star nibble of a packed word
+/// (the piece's index plus one; none for zero).
+const NIBBLE_SIZES: [u8; 16] = {
+    let mut table = [0; 16];
+    let mut nibble = 1;
+    while nibble <= Piece::COUNT {
+        table[nibble] = 1 << ((nibble - 1) % 3 + 1);
+        nibble += 1;
+    }
+    table
+};
+
+/// The star sizes of a packed word, as [`System::size_mask`] gives them,
+/// without decoding the system.
+#[inline]
+pub(crate) fn word_size_mask(word: u64) -> u8 {
+    NIBBLE_SIZES[(word >> 48 & 0xF) as usize] | NIBBLE_SIZES[(word >> 52 & 0xF) as usize]
+}
+
 /// Every piece of a packed word, stars and both fleets, as one set.
-fn word_pieces(word: u64) -> PieceSet {
+#[inline]
+pub(crate) fn word_pieces(word: u64) -> PieceSet {
     let mut pieces = (word & 0xFF_FFFF) + ((word >> 24) & 0xFF_FFFF);
     for nibble in [(word >> 48) & 0xF, (word >> 52) & 0xF] {
         if nibble != 0 {
