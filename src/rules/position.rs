@@ -708,12 +708,16 @@ impl LastYellowSteps {
     ) -> Option<(u64, Patch)> {
         let slot = self.free_slot?;
         let word = self.unit(ship) | (star.index() as u64 + 1) << 48;
-        // A new system holds two pieces: never overpopulated.
+        debug_assert_eq!(
+            DISCOVERY_HASHES[self.me][ship.index()][star.index()],
+            word_hash(slot, word)
+        );
+        // A new system holds two pieces: never overpopulated. A free slot
+        // adds nothing to the hash.
         Some((
             leaving
                 .key
-                .wrapping_sub(self.slot_hashes[slot as usize])
-                .wrapping_add(word_hash(slot, word)),
+                .wrapping_add(DISCOVERY_HASHES[self.me][ship.index()][star.index()]),
             self.patch(leaving, slot, word),
         ))
     }
@@ -804,6 +808,29 @@ fn word_hash(slot: Slot, word: u64) -> u64 {
 
 const HOME_SALT: [u64; 2] = [0x243F_6A88_85A3_08D3, 0x1319_8A2E_0370_7344];
 const OTHER_SALT: u64 = 0xA409_3822_299F_31D0;
+
+/// The hash of a system just discovered, by player, ship type and star
+/// type: one ship and one star in a non-home slot, whose hash does not
+/// depend on which slot ([`word_hash`]). Why a table: half the last steps
+/// of a big listing are discoveries, each keyed with this.
+const DISCOVERY_HASHES: [[[u64; Piece::COUNT]; Piece::COUNT]; 2] = {
+    let mut table = [[[0; Piece::COUNT]; Piece::COUNT]; 2];
+    let mut player = 0;
+    while player < 2 {
+        let mut ship = 0;
+        while ship < Piece::COUNT {
+            let mut star = 0;
+            while star < Piece::COUNT {
+                let word = 1u64 << (2 * ship + 24 * player) | (star as u64 + 1) << 48;
+                table[player][ship][star] = mix(word ^ OTHER_SALT);
+                star += 1;
+            }
+            ship += 1;
+        }
+        player += 1;
+    }
+    table
+};
 const META_SALT: u64 = 0x082E_FA98_EC4E_6C89;
 
 /// Number of distinct `meta` values: 3 bits of flags and 6 of turn state.
