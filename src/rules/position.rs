@@ -640,7 +640,7 @@ impl LastYellowSteps {
     /// A ship of type `ship` leaving `from`, for every step it takes;
     /// `None` when that step removes the mover's home while `guard_home`
     /// (the general path refuses it).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn leaving(
         &self,
         position: &Position,
@@ -667,7 +667,7 @@ impl LastYellowSteps {
     /// [`Patch::hash_after_end`] gives), with the move's patch, the one
     /// [`Position::patch`] makes. `None` when the arrival overpopulates
     /// `to`, since a catastrophe may then follow.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn move_step(
         &self,
         cache: &mut ArrivalCache,
@@ -699,7 +699,7 @@ impl LastYellowSteps {
 
     /// The key and patch of the ship that is `leaving` discovering `star`,
     /// as [`LastYellowSteps::move_step`]; `None` without a free slot.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn discovery_step(
         &self,
         leaving: Leaving,
@@ -1450,6 +1450,45 @@ impl Position {
                 .hash
                 .wrapping_sub(META_KEYS[self.meta as usize])
                 .wrapping_add(META_KEYS[ended as usize]),
+            slot_hashes: *slot_hashes,
+            free_slot: self.free_slot(),
+            guard_home,
+            stepped,
+        })
+    }
+
+    /// [`Position::last_yellow_steps`] for a yellow sacrifice with more
+    /// than one step left, no system overpopulated: each step's key is then
+    /// the hash of the mid-turn state it leads to (the turn not ended), and
+    /// its patch the one [`Position::patch`] makes. Why: the states with
+    /// two steps left list their children's keys from the slot words too,
+    /// instead of a general patch and two mixes a child.
+    pub(crate) fn inner_yellow_steps(
+        &self,
+        overpopulated: bool,
+        slot_hashes: &[u64; SLOT_COUNT],
+        guard_home: bool,
+    ) -> Option<LastYellowSteps> {
+        debug_assert_eq!(overpopulated, self.has_overpopulation());
+        let state = self.turn_state();
+        let more = matches!(
+            state,
+            TurnState::Sacrifice {
+                colour: Colour::Yellow,
+                remaining: 2..,
+            }
+        );
+        if !more || overpopulated {
+            return None;
+        }
+        let next = legality::settle_state(legality::state_after_colour_action(state));
+        let stepped = self.meta & ((1 << META_TURN_SHIFT) - 1) | next.encode() << META_TURN_SHIFT;
+        Some(LastYellowSteps {
+            me: self.side_to_move().index(),
+            base: self
+                .hash
+                .wrapping_sub(META_KEYS[self.meta as usize])
+                .wrapping_add(META_KEYS[stepped as usize]),
             slot_hashes: *slot_hashes,
             free_slot: self.free_slot(),
             guard_home,

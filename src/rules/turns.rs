@@ -1022,23 +1022,36 @@ impl Walk<'_> {
             &here.slot_hashes,
             here.prune_self_elimination,
         );
+        // Or an earlier step, keyed the same way, where all are listed.
+        let inner = || {
+            position
+                .inner_yellow_steps(
+                    here.overpopulated,
+                    &here.slot_hashes,
+                    here.prune_self_elimination,
+                )
+                .filter(|_| self.focus.is_none())
+        };
         match steps {
             Some(steps) => self.list_last_steps(position, &here, &steps, last_step, ends),
-            None => {
-                let focus = self.focus;
-                let distinct = self.skips_twins();
-                let push = |action| {
-                    if focus.is_none_or(|focus| focus.takes(action)) {
-                        self.actions.push(action);
+            None => match inner() {
+                Some(steps) => self.list_yellow_steps(position, &here, &steps, last_step),
+                None => {
+                    let focus = self.focus;
+                    let distinct = self.skips_twins();
+                    let push = |action| {
+                        if focus.is_none_or(|focus| focus.takes(action)) {
+                            self.actions.push(action);
+                        }
+                    };
+                    if distinct {
+                        position.for_each_distinct_action(self.rules, push);
+                    } else {
+                        position.for_each_action(self.rules, push);
                     }
-                };
-                if distinct {
-                    position.for_each_distinct_action(self.rules, push);
-                } else {
-                    position.for_each_action(self.rules, push);
+                    self.classify(position, &here, last_step, first);
                 }
-                self.classify(position, &here, last_step, first);
-            }
+            },
         }
         let last = self.actions.len();
         for index in first..last {
@@ -1207,6 +1220,85 @@ impl Walk<'_> {
             }
         });
         self.settle_all();
+    }
+
+    /// Lists the children of `position`, a yellow sacrifice with more than
+    /// one step left, as [`Walk::classify`] does, in the generator's order:
+    /// each is a mid-turn state keyed from the slot words
+    /// ([`Position::inner_yellow_steps`]), or worked out the general way
+    /// where an arrival overpopulates or the mover's home would go.
+    fn list_yellow_steps(
+        &mut self,
+        position: &Position,
+        here: &Here,
+        steps: &LastYellowSteps,
+        last_step: Option<LastStep>,
+    ) {
+        let rules = self.rules;
+        debug_assert_eq!(self.children.len(), self.actions.len());
+        self.arrivals.clear();
+        position.for_each_yellow_origin(self.skips_twins(), |from, own, targets| {
+            for ship in own.types() {
+                let leaving = steps.leaving(position, rules, from, ship);
+                for to in targets.destinations() {
+                    let step = leaving.and_then(|leaving| {
+                        steps.move_step(self.arrivals, position, leaving, to, ship)
+                    });
+                    self.yellow_child(
+                        position,
+                        here,
+                        Action::Move { from, to, ship },
+                        step,
+                        last_step,
+                    );
+                }
+                for star in targets.stars() {
+                    let step =
+                        leaving.and_then(|leaving| steps.discovery_step(leaving, ship, star));
+                    self.yellow_child(
+                        position,
+                        here,
+                        Action::Discover { from, ship, star },
+                        step,
+                        last_step,
+                    );
+                }
+            }
+        });
+    }
+
+    /// One child of [`Walk::list_yellow_steps`].
+    #[inline(always)]
+    fn yellow_child(
+        &mut self,
+        position: &Position,
+        here: &Here,
+        action: Action,
+        step: Option<(u64, Patch)>,
+        last_step: Option<LastStep>,
+    ) {
+        let child = match step {
+            Some((key, patch)) => {
+                debug_assert_eq!(
+                    (patch, key),
+                    {
+                        let general = position.patch(self.rules, action);
+                        (general, position.patched_hash(&general))
+                    },
+                    "a step keyed from the slot words is the general one"
+                );
+                // Its memo slot is looked up when the child is reached.
+                self.states.prefetch(key);
+                Child {
+                    patch,
+                    key,
+                    kind: ChildKind::Inner,
+                }
+            }
+            None => self.child(position, here, action, last_step),
+        };
+        self.actions.push(action);
+        self.children.push(child);
     }
 
     /// One child of [`Walk::list_last_steps`]: a leaf keyed from the slot
