@@ -1501,9 +1501,22 @@ impl Position {
     /// child then mixes only its new words, not the old ones again.
     pub fn slot_hashes(&self) -> [u64; SLOT_COUNT] {
         let mut hashes = [0; SLOT_COUNT];
-        for (slot, hash) in hashes.iter_mut().enumerate() {
-            *hash = word_hash(slot as Slot, self.stored_word(slot as Slot));
+        for slot in 0..HOME_SLOTS {
+            hashes[slot] = word_hash(slot as Slot, self.stored_word(slot as Slot));
         }
+        // An empty non-home slot adds nothing: only the occupied ones (a
+        // non-zero star nibble each) are read and mixed.
+        let mut nibbles = self.other_stars | self.other_stars >> 1;
+        nibbles |= nibbles >> 2;
+        let mut occupied = nibbles & 0x1111_1111_1111_1111;
+        while occupied != 0 {
+            let slot = HOME_SLOTS + occupied.trailing_zeros() as usize / 4;
+            occupied &= occupied - 1;
+            hashes[slot] = word_hash(slot as Slot, self.stored_word(slot as Slot));
+        }
+        debug_assert!((0..SLOT_COUNT).all(|slot| {
+            hashes[slot] == word_hash(slot as Slot, self.stored_word(slot as Slot))
+        }));
         hashes
     }
 
