@@ -1501,8 +1501,8 @@ impl Position {
     /// child then mixes only its new words, not the old ones again.
     pub fn slot_hashes(&self) -> [u64; SLOT_COUNT] {
         let mut hashes = [0; SLOT_COUNT];
-        for slot in 0..HOME_SLOTS {
-            hashes[slot] = word_hash(slot as Slot, self.stored_word(slot as Slot));
+        for (slot, hash) in hashes.iter_mut().enumerate().take(HOME_SLOTS) {
+            *hash = word_hash(slot as Slot, self.stored_word(slot as Slot));
         }
         // An empty non-home slot adds nothing: only the occupied ones (a
         // non-zero star nibble each) are read and mixed.
