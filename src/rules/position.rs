@@ -1444,17 +1444,30 @@ impl Position {
         let stepped =
             self.meta & ((1 << META_TURN_SHIFT) - 1) | TurnState::Done.encode() << META_TURN_SHIFT;
         let ended = (stepped ^ META_SIDE) & ((1 << META_TURN_SHIFT) - 1);
-        Some(LastYellowSteps {
+        Some(self.yellow_steps(slot_hashes, guard_home, stepped, ended))
+    }
+
+    /// The steps of [`Position::last_yellow_steps`] or
+    /// [`Position::inner_yellow_steps`]: `stepped` is the meta word after a
+    /// step, `keyed` the one its key is the hash with.
+    fn yellow_steps(
+        &self,
+        slot_hashes: &[u64; SLOT_COUNT],
+        guard_home: bool,
+        stepped: u16,
+        keyed: u16,
+    ) -> LastYellowSteps {
+        LastYellowSteps {
             me: self.side_to_move().index(),
             base: self
                 .hash
                 .wrapping_sub(META_KEYS[self.meta as usize])
-                .wrapping_add(META_KEYS[ended as usize]),
+                .wrapping_add(META_KEYS[keyed as usize]),
             slot_hashes: *slot_hashes,
             free_slot: self.free_slot(),
             guard_home,
             stepped,
-        })
+        }
     }
 
     /// [`Position::last_yellow_steps`] for a yellow sacrifice with more
@@ -1483,17 +1496,7 @@ impl Position {
         }
         let next = legality::settle_state(legality::state_after_colour_action(state));
         let stepped = self.meta & ((1 << META_TURN_SHIFT) - 1) | next.encode() << META_TURN_SHIFT;
-        Some(LastYellowSteps {
-            me: self.side_to_move().index(),
-            base: self
-                .hash
-                .wrapping_sub(META_KEYS[self.meta as usize])
-                .wrapping_add(META_KEYS[stepped as usize]),
-            slot_hashes: *slot_hashes,
-            free_slot: self.free_slot(),
-            guard_home,
-            stepped,
-        })
+        Some(self.yellow_steps(slot_hashes, guard_home, stepped, stepped))
     }
 
     /// Every slot's contribution to the hash, for enumerators that hash many
