@@ -303,7 +303,9 @@ impl Default for TurnEnumerator {
             pass: Pass::default(),
             states: HashSet64::with_small_slots(1024, STATE_SMALL_SLOTS),
             results: HashSet64::default(),
-            rejected: HashSet64::default(),
+            // Mostly unused (a forbidden self-elimination, the CLI's fatal
+            // overpopulation): it starts at 16 slots, not 16 KB.
+            rejected: HashSet64::with_capacity(0),
             actions: Vec::new(),
             children: Vec::new(),
             stopped: None,
