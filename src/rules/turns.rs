@@ -46,8 +46,8 @@ use std::time::Instant;
 use super::memory::{Words, HUGE_PAGE};
 use super::piece::{Piece, Player};
 use super::position::{
-    Action, ArrivalCache, LastYellowSteps, Outcome, Patch, Position, Slot, TurnState, HOME_SLOTS,
-    SLOT_COUNT,
+    word_size_mask, Action, ArrivalCache, LastYellowSteps, Outcome, Patch, Position, Slot,
+    TurnState, HOME_SLOTS, SLOT_COUNT,
 };
 use super::profile::{Rules, SelfElimination};
 
@@ -97,7 +97,7 @@ impl HashSet64 {
     /// of mid-turn states: the kernel zeroes a huge page's 2 MB when it is
     /// first touched (about 85 µs), more than a table of 8,192 slots costs
     /// in small pages with the rehashes on the way.
-    pub fn with_small_slots(capacity: usize, small_slots: usize) -> HashSet64 {
+    pub(crate) fn with_small_slots(capacity: usize, small_slots: usize) -> HashSet64 {
         let size = (capacity * 2).next_power_of_two().max(16);
         HashSet64 {
             slots: Words::zeroed(size),
@@ -720,10 +720,7 @@ impl EarlierSteps {
         };
         let emptied = position.slot_word(origin) == 0;
         let stars = before.from_word >> 48;
-        let origin_sizes = [stars & 0xF, stars >> 4 & 0xF]
-            .into_iter()
-            .filter(|&nibble| nibble != 0)
-            .fold(0, |sizes, nibble| sizes | 1 << ((nibble - 1) % 3 + 1));
+        let origin_sizes = word_size_mask(before.from_word);
         // P's free slots are S's, plus d after a discovery, less o where
         // `before` emptied it. Another ship's discovery covered here needs
         // one in P, and one more after it where `before` is a discovery
@@ -762,7 +759,7 @@ impl EarlierSteps {
             Covered::Same => {
                 to == self.origin
                     || ((self.discovered.is_some() || to < self.destination)
-                        && position.system(to).size_mask() & self.origin_sizes == 0)
+                        && word_size_mask(position.slot_word(to)) & self.origin_sizes == 0)
             }
         }
     }
@@ -1026,13 +1023,13 @@ impl Walk<'_> {
         );
         // Or an earlier step, keyed the same way, where all are listed.
         let inner = || {
-            position
-                .inner_yellow_steps(
+            self.focus.is_none().then(|| {
+                position.inner_yellow_steps(
                     here.overpopulated,
                     &here.slot_hashes,
                     here.prune_self_elimination,
                 )
-                .filter(|_| self.focus.is_none())
+            })?
         };
         match steps {
             Some(steps) => self.list_last_steps(position, &here, &steps, last_step, ends),
