@@ -29,8 +29,10 @@
 //! # Threads and determinism
 //! A `Searcher` is `Send`; one search runs at a time (`&mut self`). The
 //! calling thread searches, and with `threads` above 1 the searcher keeps a
-//! rayon pool of that many threads, on which `threads - 1` helpers run
-//! inside one scope per search and borrow the tree. The stop flag may be set
+//! rayon pool of `threads - 1` threads, on which as many helpers run inside
+//! one scope per search and borrow the tree (no pool thread is left idle:
+//! an idle rayon thread spins and yields when work is posted, taking turns
+//! on the cores from the workers). The stop flag may be set
 //! from any thread and ends the search within a few iterations. With
 //! `threads = 1` and a node limit (no time limit), results are bit-identical
 //! from run to run for the same options, seed and sequence of searches. With

@@ -65,8 +65,8 @@ pub struct Searcher {
     /// The checker that looks for the mover's own win in two when far
     /// ahead, kept like `threat_memory`: its plans are the mover's.
     attack_memory: ThreatChecker,
-    /// The helpers' threads: built at the first search with more than one
-    /// thread, rebuilt when `threads` changes.
+    /// The helpers' threads, `threads - 1` of them: built at the first
+    /// search with more than one thread, rebuilt when `threads` changes.
     pool: Option<ThreadPool>,
     /// The threads the root's defence search spreads over while the
     /// helpers wait (`RunPlan::check_pool`), built like `pool`.
@@ -428,8 +428,19 @@ impl Searcher {
         let threads = self.options.threads.max(1);
         let multi_pv = self.options.multi_pv.max(1);
         let run_plan = RunPlan {
-            helpers: thread_pool(&mut self.pool, threads, "search").map(|pool| (pool, threads - 1)),
-            check_pool: thread_pool(&mut self.check_pool, threads, "check"),
+            // The calling thread is the leading worker, so the helpers' pool
+            // has one thread a helper and none to spare: a spare rayon
+            // thread spins and yields whenever a job is posted, and took
+            // cores from the busy workers (on 2 cores, 4% of the search).
+            helpers: thread_pool(&mut self.pool, threads - 1, "search")
+                .map(|pool| (pool, threads - 1)),
+            // The crew works while the calling thread waits for it; one
+            // thread alone has no crew.
+            check_pool: thread_pool(
+                &mut self.check_pool,
+                if threads > 1 { threads } else { 0 },
+                "check",
+            ),
             controller: Controller::new(job.start, plan, node_limit, tunables),
             info_interval: self.options.info_interval,
             verifier: Some(verifier),
@@ -491,16 +502,16 @@ fn forced_win(turn: Vec<Action>, start: Instant) -> SearchResult {
 }
 
 /// The pool of `threads` threads kept in `pool`, built (or rebuilt for a
-/// new size) on demand. `None` with one thread, which needs no pool, or if
-/// the threads cannot be started: the search then runs on the calling
-/// thread alone. The threads are named `supernova-NAME-INDEX`, so that a
+/// new size) on demand. `None` for 0 threads (a search of one thread needs
+/// neither pool), or if the threads cannot be started: the search then runs
+/// on the calling thread alone. The threads are named `supernova-NAME-INDEX`, so that a
 /// profiler or debugger tells the helpers from the checks' crew.
 fn thread_pool<'a>(
     pool: &'a mut Option<ThreadPool>,
     threads: usize,
     name: &'static str,
 ) -> Option<&'a ThreadPool> {
-    if threads <= 1 {
+    if threads == 0 {
         return None;
     }
     if pool
@@ -587,15 +598,21 @@ mod tests {
             assert!((600..=600 + 16 * threads as u64).contains(&iterations));
             assert!(!result.best_turn.is_empty());
             let pool_threads = searcher.pool.as_ref().map(ThreadPool::current_num_threads);
-            // One thread needs no pool; a change of size drops the old one.
-            let expected = (threads > 1).then_some(threads);
+            // One thread needs no pool; a change of size drops the old one;
+            // the calling thread is the first worker, so no pool thread is
+            // left idle.
+            let expected = (threads > 1).then_some(threads - 1);
             assert_eq!(pool_threads, expected, "{threads} threads");
             // The checks' crew is as large as the search.
             let crew_threads = searcher
                 .check_pool
                 .as_ref()
                 .map(ThreadPool::current_num_threads);
-            assert_eq!(crew_threads, expected, "{threads} threads");
+            assert_eq!(
+                crew_threads,
+                (threads > 1).then_some(threads),
+                "{threads} threads"
+            );
         }
     }
 
