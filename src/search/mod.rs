@@ -31,9 +31,9 @@
 //! calling thread searches, and with `threads` above 1 the searcher keeps a
 //! rayon pool of `threads - 1` threads, on which as many helpers run inside
 //! one scope per search and borrow the tree (no pool thread is left idle:
-//! an idle rayon thread spins and yields when work is posted, taking turns
-//! on the cores from the workers). The stop flag may be set
-//! from any thread and ends the search within a few iterations. With
+//! a rayon thread with no work yields the processor dozens of times before
+//! it sleeps, taking turns on the cores from the workers). The stop flag may
+//! be set from any thread and ends the search within a few iterations. With
 //! `threads = 1` and a node limit (no time limit), results are bit-identical
 //! from run to run for the same options, seed and sequence of searches. With
 //! more threads, results vary from run to run.

@@ -177,9 +177,9 @@ impl Crew for GateCrew<'_> {
 
 /// How one search runs.
 pub(super) struct RunPlan<'a> {
-    /// The pool for the helpers, and how many to start on it (0: the calling
-    /// thread searches alone).
-    pub helpers: Option<(&'a ThreadPool, usize)>,
+    /// The helpers' pool: one helper runs on each of its threads (none: the
+    /// calling thread searches alone).
+    pub helpers: Option<&'a ThreadPool>,
     /// A pool as large as the search for the root's defence search to
     /// spread its work over while the helpers wait (none with one thread).
     pub check_pool: Option<&'a ThreadPool>,
@@ -216,7 +216,8 @@ pub(super) fn run(
     worker.reset_statistics();
     let gate = Gate::default();
     match helpers {
-        Some((pool, count)) if count > 0 => pool.in_place_scope(|scope| {
+        Some(pool) => pool.in_place_scope(|scope| {
+            let count = pool.current_num_threads();
             for _ in 0..count {
                 scope.spawn(|_| help(shared, &gate));
             }

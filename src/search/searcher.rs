@@ -429,11 +429,11 @@ impl Searcher {
         let multi_pv = self.options.multi_pv.max(1);
         let run_plan = RunPlan {
             // The calling thread is the leading worker, so the helpers' pool
-            // has one thread a helper and none to spare: a spare rayon
-            // thread spins and yields whenever a job is posted, and took
-            // cores from the busy workers (on 2 cores, 4% of the search).
-            helpers: thread_pool(&mut self.pool, threads - 1, "search")
-                .map(|pool| (pool, threads - 1)),
+            // has one thread a helper and none to spare: a rayon thread with
+            // no work yields the processor dozens of times before it sleeps,
+            // and is woken when work is posted, which took turns from the
+            // busy workers (on 2 cores, 4% of the bench's speed).
+            helpers: thread_pool(&mut self.pool, threads - 1, "search"),
             // The crew works while the calling thread waits for it; one
             // thread alone has no crew.
             check_pool: thread_pool(
@@ -504,8 +504,9 @@ fn forced_win(turn: Vec<Action>, start: Instant) -> SearchResult {
 /// The pool of `threads` threads kept in `pool`, built (or rebuilt for a
 /// new size) on demand. `None` for 0 threads (a search of one thread needs
 /// neither pool), or if the threads cannot be started: the search then runs
-/// on the calling thread alone. The threads are named `supernova-NAME-INDEX`, so that a
-/// profiler or debugger tells the helpers from the checks' crew.
+/// on the calling thread alone. The threads are named
+/// `supernova-NAME-INDEX`, so that a profiler or debugger tells the helpers
+/// from the checks' crew.
 fn thread_pool<'a>(
     pool: &'a mut Option<ThreadPool>,
     threads: usize,
