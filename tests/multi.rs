@@ -678,3 +678,20 @@ fn show_prints_a_multi_player_position() {
         "players=4 zevzimra=g2b3:y3g1g1g2:::/rootbeer=y3b1::g2g3::/Aaron=r1y2:::g2g3:/istari=r3b3::::g1g3/Waves=b3:::g1g3:/Switzerland=y2::g1g2:: 3 victory=sinister\n"
     );
 }
+
+/// Every victory name reads back as the condition it names, and any other
+/// word is refused with the accepted names in the message.
+#[test]
+fn victory_names_read_back() {
+    use supernova::rules::multi::{Seats, Victory};
+    for victory in [
+        Victory::LastManStanding,
+        Victory::Sinister,
+        Victory::GoodVersusEvil { evil: Seats::EMPTY },
+    ] {
+        assert_eq!(Victory::from_word(victory.word()), Ok(victory));
+    }
+    let error = Victory::from_word("Sinister").unwrap_err();
+    assert!(error.contains("last, sinister or good-evil"), "{error}");
+    assert!(Victory::from_word("").is_err());
+}

@@ -279,7 +279,7 @@ impl MultiSystem {
 }
 
 /// How a multi-player game is won (LL "Additional players"; SDG variants;
-/// seed 001). The named options of issue 10.
+/// seed 001), as the `Victory` option and `--victory` name them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Victory {
     /// The last player with a homeworld wins (SDG's default).
@@ -303,6 +303,25 @@ impl Victory {
             Victory::LastManStanding => "last",
             Victory::Sinister => "sinister",
             Victory::GoodVersusEvil { .. } => "good-evil",
+        }
+    }
+
+    /// The victory condition a name spells ([`Victory::word`] backwards):
+    /// `last`, `sinister` or `good-evil`. Good versus Evil comes with no
+    /// Evil seats; the caller deals or reads them. Every command line,
+    /// option and position text reads the name here, so they all accept and
+    /// refuse the same words.
+    ///
+    /// # Errors
+    /// Any other word, with the three names in the message.
+    pub fn from_word(word: &str) -> Result<Victory, String> {
+        match word {
+            "last" => Ok(Victory::LastManStanding),
+            "sinister" => Ok(Victory::Sinister),
+            "good-evil" => Ok(Victory::GoodVersusEvil { evil: Seats::EMPTY }),
+            other => Err(format!(
+                "unknown victory {other:?}: expected last, sinister or good-evil"
+            )),
         }
     }
 }
