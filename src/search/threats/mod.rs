@@ -1,0 +1,70 @@
+//! Two-turn threats: an exact check that the opponent cannot force a win
+//! within its next two turns, and the root's last line of defence with it.
+//!
+//! The win-in-1 solver (`solver.rs`) covers a threat the opponent can carry
+//! out at once. Real games were lost to plans one turn longer: the opponent
+//! gathers ships for a sacrifice-move catastrophe at the mover's home (or a
+//! Sitting Duck, a Bluebird) while the mover passes, and once the pieces are
+//! in place no reply saves it. This module decides such plans exactly.
+//!
+//! # Definitions
+//! Let B be the side to move in a position P at the start of a turn, and A
+//! the other side. *B can force a win in two* (`forced_win_in_two`) when B
+//! wins at once in P, or B has a turn T1 after which the game goes on and
+//! *every* legal A turn T2 either eliminates A (a win for B) or leaves a
+//! position where B wins at once. A turn of A that wins, draws (a mutual
+//! elimination) or leaves B no win at once *refutes* T1.
+//!
+//! Side A to move in a position is under a *two-turn threat* when its
+//! natural continuation (a pass, or the turn the search chose) leads to a
+//! position where B can force a win in two. A *defence* (`is_defence`) is an
+//! A turn that wins at once, or after which the game goes on and B cannot
+//! force a win in two; in particular a defence leaves B no win at once. A
+//! mutual elimination is not a defence (as it is not "safe" for the root).
+//!
+//! Repetition and turn limits are ignored: the check is about the board.
+//!
+//! # Cost and pruning
+//! Exhaustively this is B's turns x A's turns x a solver call. Two exact cuts
+//! make it affordable:
+//! - a B turn T1 can only force a win if A's *pass* after T1 loses at once,
+//!   since a pass is one of A's turns (whenever a pass is legal; when it is
+//!   not, T1 is checked in full). So only the B turns that put A in check
+//!   need A's replies listed, one solver call per B turn decides the rest,
+//!   and the solver's own bound answers most of those without a search;
+//! - one refutation is enough per T1, and the replies that refuted earlier
+//!   threats ("killers": typically the same defensive build or move) are
+//!   replayed first, before any listing.
+//!
+//! Everything is counted in *work* (listed turns plus solver states), and a
+//! check gives up with `None` (unknown) past its work limit or deadline. An
+//! answer it does give is exact. With no deadline the answer depends only on
+//! the inputs and the order of calls on one [`ThreatChecker`], so node-limited
+//! searches stay deterministic.
+
+mod budget;
+mod candidates;
+mod checker;
+mod crew;
+mod resume;
+#[cfg(test)]
+mod tests;
+mod verifier;
+
+use crate::rules::{Action, Outcome, Position, Rules};
+
+pub use budget::ThreatBudget;
+pub(super) use budget::{attack_budget, root_budget, ATTACK_FROM};
+pub use checker::ThreatChecker;
+pub(super) use crew::Crew;
+pub(super) use verifier::RootVerifier;
+
+/// The position after `turn` from `position`, if it is legal and the game
+/// goes on after it.
+pub(super) fn result_of(position: &Position, turn: &[Action], rules: &Rules) -> Option<Position> {
+    let mut after = *position;
+    for &action in turn {
+        after.try_apply(rules, action).ok()?;
+    }
+    (after.end_turn(rules) == Ok(Outcome::Ongoing)).then_some(after)
+}
