@@ -1,4 +1,25 @@
-//! What a check may spend, and the root's budgets.
+//! What a check may spend, and the budgets the root gives its checks.
+//!
+//! A check counts its cost in *work units*: one for each turn it lists
+//! and one for each state the win-in-1 solver visits on its behalf. Work,
+//! unlike time, is the same on every machine and in every run, so a search
+//! under a node limit gives its checks work in proportion to its nodes
+//! ([`WORK_PER_NODE`]) and no deadline, and plays the same turns whatever
+//! the machine's load. A search on the clock gives them a deadline as
+//! well; a check past either limit answers "unknown", never a guess.
+//!
+//! The shares of the planned time:
+//! - the root's checks of its own choice get the `check_share` tunable, an
+//!   eighth of the planned time by default, and the search is extended by
+//!   what they take, so that the tree keeps the time it had. An eighth
+//!   balances the two costs: a quarter takes more from the tree than the
+//!   checks win back, and a sixteenth wins no more games than an eighth;
+//! - the search for the mover's own forced win when far ahead
+//!   ([`ATTACK_FROM`]) gets [`ATTACK_SHARE`] of the time and a quarter of
+//!   the work;
+//! - after `stop` ends an infinite search the answer is awaited, so its
+//!   check gets the short deadline of the in-search ones
+//!   ([`INFINITE_CHECK_TIME`]).
 
 use std::time::{Duration, Instant};
 
@@ -24,7 +45,9 @@ impl ThreatBudget {
     }
 }
 
-/// Why a check stopped without an answer.
+/// Why a check stopped without an answer: its work limit or its deadline
+/// came first. Threaded through the checker as an error, so that `?` ends
+/// a check at once from however deep in its listings it ran out.
 pub(super) struct OutOfBudget;
 
 /// Work units the root's check may spend per search iteration under a node
@@ -36,13 +59,15 @@ pub(super) const WORK_PER_NODE: u64 = 3000;
 /// limit (an infinite search stopped by the user).
 const UNLIMITED_SEARCH_WORK: u64 = 2_000_000;
 
-/// How long one check in an infinite search may take.
+/// How long one check in an infinite search may take: the search's leading
+/// thread answers `stop` only between checks, so this bounds how long
+/// `stop` waits, and the next look at the tree resumes the check.
 pub(super) const INFINITE_CHECK_TIME: Duration = Duration::from_millis(50);
 
 /// The budget of the root's check for a search under `limits` whose planned
 /// time is `soft`: work in proportion to the node limit, and `share` (the
-/// `check_share` tunable, an eighth by default) of the planned time from now, whichever ends first; after an infinite
-/// search, a short deadline.
+/// `check_share` tunable, an eighth by default) of the planned time from
+/// now, whichever ends first; after an infinite search, a short deadline.
 pub(in crate::search) fn root_budget(
     limits: &SearchLimits,
     soft: Option<Duration>,
@@ -79,17 +104,15 @@ pub(in crate::search) fn attack_budget(
 }
 
 /// The static value (for the side to move, in [-1, 1]) from which the root
-/// looks for a forced win in two before searching: far ahead, the tree's
-/// leaf values are all high and it can shuffle for a hundred turns (in the
-/// 400-game match of 8631315 against e6e26e8 at 100 ms a turn, 13 games
-/// ended at the turn limit with the engine at +0.27 to +0.99), while an
-/// exact plan ends the game. Measured at 100 ms a turn in self-play
-/// against these values (same code otherwise): 0.5 with a share of 0.15
-/// lost 26-62-13 (-129.5 ± 68.2 Elo, SPRT [0, 20] rejected at 100 games)
-/// on a machine shared with other searches, and scored 48-41-11 (+24.4 ±
-/// 65.1) when repeated on a quiet one; 0.1 scored 69-83-26 (about -27 ±
-/// 48, 178 games, stopped). No setting measurably differs.
+/// looks for a forced win in two before searching, when it is not in
+/// check: far ahead, the tree's leaf values are all high and it can
+/// shuffle until the turn limit, ending a won game in a draw, while an
+/// exact plan ends it. The searcher plays a plan it finds
+/// at once (decision `forced-win-in-two`) unless it leads back to an
+/// earlier position. Thresholds from 0.1 to 0.5, and shares of the time
+/// from 0.15 to 0.6, play alike in self-play at 100 ms a turn.
 pub(in crate::search) const ATTACK_FROM: f32 = 0.3;
 
-/// The share of the planned time that search may take.
+/// The share of the planned time the search for the mover's own forced win
+/// may take: it runs before the tree, which still has the rest.
 const ATTACK_SHARE: f32 = 0.4;

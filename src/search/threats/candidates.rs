@@ -1,4 +1,31 @@
 //! The side to move's turns as candidate defences, and their order.
+//!
+//! A defence is found by deciding the mover's turns one after another
+//! until one is proven safe, so the order is what decides how soon: the
+//! turns are keyed by the static evaluation of their results (for the
+//! opponent, who moves there: lowest first). The key includes the
+//! evaluation's solver calls, which sort last the turns that let the
+//! opponent win at once; keyed by the value alone, the first defence comes
+//! thousands of turns later in the big positions.
+//!
+//! A root can have 60,000 turns and more, and keying them can take longer
+//! than the checks have, so the order is built to survive being cut short:
+//! - the turns without a sacrifice are keyed first: they are tens where
+//!   the others can be tens of thousands, and the defence is often one of
+//!   them (a capture, a build at home). The defence search keys the others
+//!   only when its first pass reaches them ([`CandidateList::order_rest`]);
+//! - keys cut short by the deadline leave the rest of the list unkeyed
+//!   ([`UNKEYED`]), after the keyed turns, in listing order: a list ordered
+//!   in part still holds the defences, where giving up the whole list
+//!   would leave none to try;
+//! - the keys can be computed on a pool of threads ([`keys_on_pool`]), each
+//!   with a solver of its own.
+//!
+//! The list itself ([`CandidateList`]) keeps every turn's actions in one
+//! buffer and its result in another, in listing order, and sorts only a
+//! vector of indices: building, moving and freeing 60,000 small vectors of
+//! actions and 128-byte positions takes over 10 ms, which at 100 ms a turn
+//! runs past the checks' deadline.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -14,11 +41,8 @@ use crate::search::tunables::Tunables;
 
 /// Candidate defences with their results, kept in the order they were
 /// listed and tried in an order of their own (a rank is a place in that
-/// order). Why not one vector of turns sorted: a root can have 60,000
-/// turns, and building, moving and freeing 60,000 small vectors of
-/// actions and 128-byte positions took over 10 ms past the checks'
-/// deadline at 100 ms a turn; here the actions share one buffer and only
-/// the order is sorted.
+/// order). Not one vector of turns sorted: the actions share one buffer and
+/// only the order is sorted (see the module docs).
 #[derive(Default)]
 pub(super) struct CandidateList {
     /// Every turn's actions, one after another.
@@ -295,9 +319,9 @@ pub(super) fn keys_in_turn(
 }
 
 /// The key of a candidate that the deadline left unkeyed: after every keyed
-/// one, in the listing's order. Why not give up the whole list, as before:
-/// in a position of 60,000 turns the keys take longer than the checks'
-/// share, and a list ordered in part still holds the defences.
+/// one, in the listing's order. The list is kept, not given up: in a
+/// position of 60,000 turns the keys take longer than the checks' share,
+/// and a list ordered in part still holds the defences.
 pub(super) const UNKEYED: f32 = f32::INFINITY;
 
 /// The keys of `results` by the static evaluation (for the side to move in

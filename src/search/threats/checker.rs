@@ -1,4 +1,78 @@
-//! The exact two-turn threat checker.
+//! The exact two-turn threat checker: whether B, to move, can force a win
+//! within its next two turns (the definitions are in the parent module's
+//! docs). It needs no tree: a position, the rules and a budget in, an
+//! exact answer or "unknown" out.
+//!
+//! # In what order a check works
+//! [`ThreatChecker::forced_win_in_two`] asks, cheapest first:
+//! 1. whether B wins at once: one solver call;
+//! 2. whether one of the plans it remembers still forces the win: each is
+//!    replayed action by action with every rule checked, then decided as a
+//!    listed turn would be;
+//! 3. then every B turn T1, listed *attack-first* ([`TurnOrder::AttackFirst`]):
+//!    first the turns made only of sacrifices, catastrophes and actions at
+//!    A's home or at a system connected to it, then every other turn, each
+//!    once. A plan against a home acts there, so a check that finds one
+//!    mostly stops within the first part, where the plain order lists it
+//!    about a thousand turns in on average; proving that no plan exists
+//!    lists every turn either way, a few percent slower in this order.
+//!
+//! Each ongoing T1 is decided as it is listed, and the listing stops at
+//! the first that forces the win:
+//! - *the pass test*: a pass is one of A's replies, so T1 can force a win
+//!   only if A's pass after it loses at once (or A may not pass). One
+//!   solver call, which its bound mostly answers without a search, puts
+//!   aside nearly every T1;
+//! - *the refutation*, for the few T1 left: A's own win at once first (one
+//!   solver call finds a counter-attack where the listing could take
+//!   thousands of replies to reach it), then the replies that refuted
+//!   earlier threats (the *killers*: mostly the same defensive build or
+//!   move), then every A reply in the plain order, each with a solver call
+//!   after it that replays the solver's remembered win first, since until
+//!   a refutation turns up every reply leaves B its win.
+//!
+//! Proving a plan therefore lists every reply of A's, tens of thousands in
+//! big positions (50,000 to 100,000 in the slowest of the two-turn suite):
+//! that listing is most of a check that finds a threat. Listing the
+//! replies defence-first shortens the refutations of threats that fail but
+//! makes a proof list in two passes, so the total work hardly moves; the
+//! plain order stays.
+//!
+//! # What it remembers
+//! The root checks one candidate turn after another in the same position,
+//! and a plan that beats one candidate mostly beats its neighbours: the
+//! checker keeps the last few winning plans ([`KILLERS`] of them, most
+//! recent first) and the last few refuting replies, and replays them
+//! before any listing. Once one turn is refuted its neighbours are refuted
+//! several times faster. The searcher keeps its checker from turn to turn
+//! until a new game, so the plans found on one turn are tried first on the
+//! next. A remembered plan or reply is only an order to try things in:
+//! every replay is checked against the rules and decided in full, so what
+//! the checker remembers changes how fast it answers, never what.
+//!
+//! [`ThreatChecker::still_threatened`] is the cheap half of a remembered
+//! plan: the plan replayed, A's pass lost, no win at once for A and no
+//! killer that answers. It is necessary for the plan to force the win, not
+//! sufficient, and the defence search uses it to put aside the turns that
+//! are most likely lost.
+//!
+//! # Budget and clock
+//! Every listed turn and every solver state is charged
+//! ([`ThreatChecker::charge`]); the work limit is tested at every charge,
+//! so a node-limited search stops its checks at the same point in every
+//! run. The deadline is read every [`CHARGES_PER_CLOCK_READING`] charges:
+//! a charge comes with every reply tried, often a microsecond apart, and
+//! reading the clock at each took about a tenth of a check's time.
+//!
+//! A check that runs out remembers where it stopped (the sibling
+//! `resume` module) and the next check of the same position goes on from
+//! there. When it ran out among the replies to a T1 that passed the pass
+//! test and that no reply tried had answered
+//! ([`ThreatChecker::stopped_in_replies`]), the threat is most likely real
+//! and only slow to prove. The verifier takes that as a reason to hold a
+//! clocked search longer, never as a found threat: a signal cheaper than
+//! the proof fires far more often on positions where the check does have
+//! an answer, and acting on it as on a proof costs games.
 
 use std::time::Instant;
 
@@ -21,6 +95,8 @@ const CHARGES_PER_CLOCK_READING: u32 = 16;
 /// replies it has learned. One per thread.
 #[derive(Default)]
 pub struct ThreatChecker {
+    /// The win-in-1 solver behind every "wins at once": one per checker, so
+    /// that its remembered wins carry from call to call.
     solver: Solver,
     /// Lists B's turns.
     pub(super) outer: TurnEnumerator,
@@ -43,14 +119,19 @@ pub struct ThreatChecker {
     /// refute it. Proving that a plan forces a win decides every reply, the
     /// longest part of a check that finds one.
     pub(super) resume_replies: Vec<ResumePoint>,
+    /// Work units spent since the last [`ThreatChecker::reset_work`]; during
+    /// a check, since the check began ([`ThreatChecker::within`]).
     pub(super) spent: u64,
+    /// The budget of the check under way, if any: charges outside a check
+    /// are counted and never refused.
     budget: Option<ThreatBudget>,
     /// Charges since the clock was last read against the budget's deadline:
     /// a charge comes with every reply a check tries, often a microsecond
-    /// apart, and reading the clock each time took a tenth of a check's time.
+    /// apart, and reading the clock each time takes a tenth of a check's
+    /// time.
     unclocked: u32,
-    /// Set for a checker of the defence search's crew
-    /// ([`RootVerifier::advance_on_pool`]): it works on one candidate at a
+    /// Set for a checker of the defence search's crew (the sibling `crew`
+    /// module): it works on one candidate at a
     /// time, so it keeps one stopped listing of each kind instead of
     /// [`KEPT_LISTINGS`], whose memos can take megabytes each; sixteen
     /// members keeping four would be a lot of memory beside `Hash`.
@@ -188,6 +269,9 @@ impl ThreatChecker {
         }
     }
 
+    /// Counts `work` units, and stops the check when its budget is spent
+    /// or, read once every [`CHARGES_PER_CLOCK_READING`] charges, its
+    /// deadline has come.
     fn charge(&mut self, work: u64) -> Result<(), OutOfBudget> {
         self.spent += work;
         let Some(budget) = self.budget else {
@@ -252,6 +336,8 @@ impl ThreatChecker {
         answer.ok_or(OutOfBudget)
     }
 
+    /// Whether B, to move in `position`, forces a win in two, within the
+    /// budget of the check under way (see the module docs for the order).
     fn forced_win(&mut self, position: &Position, rules: &Rules) -> Result<bool, OutOfBudget> {
         if position.in_setup()
             || position.turn_state() != TurnState::Start

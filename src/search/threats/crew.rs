@@ -1,4 +1,32 @@
-//! Deciding candidate defences on several threads.
+//! Deciding candidate defences, one at a time or on every thread.
+//!
+//! [`decide`] is one step of the defence search: one candidate, decided in
+//! full or, in the first pass, put aside ([`Verdict::Deferred`]) when a
+//! remembered plan still threatens after it. Most such turns are lost to
+//! that plan, and proving so lists every reply to it, so the first pass
+//! tries the others first and the second pass comes back to them.
+//!
+//! With more than one search thread the defence search runs on all of
+//! them ([`decide_on_pool`]): the search's helpers wait while it runs (the
+//! [`Crew`] the search provides stops them and lends their threads), and
+//! each thread is a [`CrewMember`] that claims the next undecided
+//! candidate. The candidates are decided independently, so the list goes
+//! through about as many times faster as there are threads. What each
+//! member keeps is what makes slices of time add up:
+//! - its own checker, started from the verifier's remembered plans and
+//!   refutations, and given the front ones the others learned at each
+//!   round;
+//! - the candidate it stopped at, which it goes on with at the next round
+//!   before claiming a new one, with its resume points, so that a
+//!   candidate needing more than one slice is finished by the checker that
+//!   started it instead of being started afresh, which would lose every
+//!   decision longer than a slice.
+//!
+//! On a pool the defence found is the first to be proven, not necessarily
+//! the first in the list, and which it is can vary from run to run; any
+//! proven defence will do, since the tree's preference among those proven
+//! decides what is played. With one thread the search stays in order and
+//! deterministic.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -11,7 +39,8 @@ use super::checker::ThreatChecker;
 use crate::rules::{Position, Rules};
 
 /// Runs work on all of a search's threads while its tree waits: how the
-/// root's defence search uses more than one thread ([`RootVerifier::visit`]).
+/// root's defence search uses more than one thread
+/// ([`RootVerifier::visit`](super::RootVerifier::visit)).
 pub(in crate::search) trait Crew {
     /// Runs `work` with the search's helpers stopped, giving it a pool of as
     /// many threads as the search has.
@@ -60,7 +89,9 @@ pub(super) fn decide(
 /// candidate indices (the first pass) or a list of them (the deferred).
 #[derive(Clone, Copy)]
 pub(super) enum Items<'a> {
+    /// The candidates of ranks `start..end`, in order: the first pass.
     Range(usize, usize),
+    /// These ranks, in order: the deferred, in the second pass.
     List(&'a [usize]),
 }
 
@@ -73,6 +104,7 @@ impl Items<'_> {
         }
     }
 
+    /// Whether there is nothing to claim.
     pub(super) fn is_empty(self) -> bool {
         self.get(0).is_none()
     }
@@ -83,7 +115,10 @@ impl Items<'_> {
 /// where it stopped, and that candidate (its index, and whether it is in
 /// the first pass).
 pub(super) struct CrewMember {
+    /// The member's own checker, a seeded copy of the verifier's.
     pub(super) checker: ThreatChecker,
+    /// The candidate it stopped at, to go on with first: its rank, and
+    /// whether it is still in the first pass.
     pub(super) pending: Option<(usize, bool)>,
 }
 
@@ -104,7 +139,7 @@ pub(super) struct Round {
 /// items end, or its budget runs out (`each`: its own share of work; the
 /// deadline is common). In the first pass a candidate after which a
 /// remembered plan still threatens is only marked [`Verdict::Deferred`],
-/// as [`RootVerifier::advance_list`] does.
+/// as the search on one thread does.
 pub(super) fn decide_on_pool(
     pool: &ThreadPool,
     members: &mut [CrewMember],
@@ -150,7 +185,7 @@ pub(super) fn decide_on_pool(
                         Ok(verdict) => verdict,
                         Err(deferring) => {
                             // Stopped in the full check, it goes on with
-                            // it (see `RootVerifier::advance_list`).
+                            // it, as the search on one thread does.
                             member.pending = Some((index, in_first_pass && deferring));
                             break;
                         }

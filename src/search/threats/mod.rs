@@ -1,11 +1,12 @@
 //! Two-turn threats: an exact check that the opponent cannot force a win
 //! within its next two turns, and the root's last line of defence with it.
 //!
-//! The win-in-1 solver (`solver.rs`) covers a threat the opponent can carry
-//! out at once. Real games were lost to plans one turn longer: the opponent
-//! gathers ships for a sacrifice-move catastrophe at the mover's home (or a
-//! Sitting Duck, a Bluebird) while the mover passes, and once the pieces are
-//! in place no reply saves it. This module decides such plans exactly.
+//! The win-in-1 solver ([`Solver`](super::Solver)) covers a threat the
+//! opponent can carry out at once. Games are also lost to plans one turn
+//! longer: the opponent gathers ships for a sacrifice-move catastrophe at
+//! the mover's home (or a Sitting Duck, a Bluebird) while the mover
+//! passes, and once the pieces are in place no reply saves it. This module
+//! decides such plans exactly.
 //!
 //! # Definitions
 //! Let B be the side to move in a position P at the start of a turn, and A
@@ -36,11 +37,50 @@
 //!   threats ("killers": typically the same defensive build or move) are
 //!   replayed first, before any listing.
 //!
+//! What is left costs mostly listings: finding a plan lists B's turns, in
+//! an order that puts the plans against A's home first, and proving one
+//! lists every reply of A's, tens of thousands in big positions. The
+//! `checker` submodule says in what order a check works and why.
+//!
+//! # Exactness
 //! Everything is counted in *work* (listed turns plus solver states), and a
 //! check gives up with `None` (unknown) past its work limit or deadline. An
-//! answer it does give is exact. With no deadline the answer depends only on
-//! the inputs and the order of calls on one [`ThreatChecker`], so node-limited
-//! searches stay deterministic.
+//! answer it does give is exact: what the checker remembers (earlier plans
+//! and refutations, where earlier checks stopped) decides only the order in
+//! which things are tried and what need not be listed again, and every
+//! replayed turn is checked against the rules. With no deadline the answer
+//! depends only on the inputs and the order of calls on one
+//! [`ThreatChecker`], so node-limited searches stay deterministic. A check
+//! that runs out can be asked again, and resumes where it stopped: checks
+//! cut short add up to the same answer as one long one.
+//!
+//! # The pieces
+//! The checker itself needs no tree:
+//! - `budget`: [`ThreatBudget`], what a check may spend, and the budgets
+//!   the root gives its checks;
+//! - `checker`: [`ThreatChecker`], the exact check, with the plans and
+//!   refutations it remembers;
+//! - `resume`: where checks that ran out stopped, and how the next one goes
+//!   on from there;
+//! - `candidates`: the mover's turns as candidate defences, ordered by the
+//!   static evaluation;
+//! - `crew`: deciding candidate defences one at a time or on every thread.
+//!
+//! The root verifier, `verifier`, ties the checker to one search
+//! (`mcts::Shared`): it checks the tree's best turn while the search runs
+//! and marks a refuted turn in the tree as lost, goes through all the
+//! root's turns for a defence once a threat is proven, and has the last
+//! word on the turn played. The searcher keeps its checker from turn to
+//! turn, so that the opponent's plans found on one turn are tried first on
+//! the next.
+//!
+//! # Where this is tested
+//! Besides the unit tests here, `positions/tactics/two_turn.txt` holds
+//! positions from real games where the turn played let the opponent force
+//! a win in two though a defence existed. `tests/two_turn.rs` checks that
+//! the engine at a node limit answers each with a defence, judged by the
+//! exact checker; its ignored tests prove each position a threat with a
+//! defence, and judge the answers of timed searches.
 
 mod budget;
 mod candidates;

@@ -1,4 +1,7 @@
-//! Tests of the tree-free checker.
+//! Tests of the tree-free checker: that checks cut short by work or by a
+//! deadline add up to the exact answer, what it remembers and keeps, and
+//! the candidate list's order. The threatened position and the helpers
+//! here serve the verifier's tests too.
 
 use std::time::{Duration, Instant};
 

@@ -1,4 +1,32 @@
-//! The final choice under a threat.
+//! The final choice: the check of the turn the search chose, and what
+//! replaces it when it does not defend.
+//!
+//! After the tree and the win-in-1 checks have chosen, the root checks the
+//! choice for two-turn threats ([`RootVerifier::defend`]); during the
+//! search, a choice made under a proven threat goes through
+//! [`RootVerifier::safer_choice`]. Either way a replacement is one of:
+//! - a *proven defence*: a turn a check proved safe. Under a proven threat
+//!   a proven defence beats an unchecked choice, since the checks just
+//!   showed that plausible turns lose by force; a choice the checks could
+//!   not decide gives way to one only if the tree visited it more
+//!   ([`RootVerifier::proven_instead`]), since the tree's preference is the
+//!   better judge between two turns that may both be safe: replacing it by
+//!   any proven defence of about its value would replace the tree's choice
+//!   far more often than real threats warrant, and lose games;
+//! - an *unrefuted turn* ([`RootVerifier::escape`], decision
+//!   `unrefuted-turn`), when the choice was proven lost (or left unchecked
+//!   as still threatened, with no time left to check it) and no defence
+//!   was proven in time: the first turn no check refuted, that the
+//!   opponent cannot win against at once, and after which no remembered
+//!   plan still threatens. Any turn not proven lost is better than one
+//!   that is.
+//!
+//! Every replacement is a proven defence or a turn the opponent cannot win
+//! against at once, so the guarantees of the win-in-1 checks still hold
+//! whatever these checks decide. On the clock the checks after the search
+//! may find no time left (a `movetime` holds everything): the check of the
+//! choice then gets a short look of its own ([`ESCAPE_TIME`]), resuming
+//! where the in-search checks stopped.
 
 use std::time::{Duration, Instant};
 
@@ -208,7 +236,8 @@ impl RootVerifier {
     /// reaches one result by several orders of the same actions, and a
     /// check proves whichever order it was given.
     ///
-    /// Why: the in-search checks stop at [`VERIFY_UNTIL`] of the time and
+    /// Why: the in-search checks stop at
+    /// [`VERIFY_UNTIL`](super::VERIFY_UNTIL) of the time and
     /// a `movetime` leaves the check after the search nothing, so a turn
     /// the tree's best line reaches in the last moments is played
     /// unchecked. In suite position 35 that line (read one action at a

@@ -1,4 +1,59 @@
-//! The defence search over all the root's turns.
+//! The defence search: under a proven threat, all the root's turns tried
+//! as defences, best first, until one is proven safe.
+//!
+//! Under a two-turn threat the tree tends to propose one refuted turn
+//! after another (its values come from the leaf evaluation, which does not
+//! see the plan), each checked only after the tree has moved on, and it
+//! can run out of time before it proposes a defence, though most threatened
+//! positions have dozens. With the opponent's winning plans remembered,
+//! refuting a turn mostly takes a fraction of a millisecond, so going
+//! through the list in order reaches a defence within milliseconds in most
+//! of them. The search starts once a check has refuted the tree's best
+//! turn and no defence is known, and stops at the first defence proven.
+//!
+//! # Its time
+//! On the clock it runs in slices between stretches of tree growth:
+//! [`DEFENCE_SLICE`] of the planned time at each visit, doubled when one
+//! turn needs longer than a slice, and [`DEFENCE_SHARE`] of the planned
+//! time in all, whatever `check_share` is. Under a node limit it shares the
+//! checks' work. It goes on after the search too: the check of the choice
+//! resumes it where the in-search slices left it, with the work or the
+//! time that check has ([`RootVerifier::defend`]), since a list started
+//! afresh would decide the same turns again.
+//!
+//! # Its order
+//! The candidates are the root's turns whose game goes on (turns that win
+//! at once are proven safe at once), listed once and keyed by the static
+//! evaluation (the sibling module `candidates`): the turns without a
+//! sacrifice keyed first, those with one when the first pass reaches them
+//! ([`RootVerifier::advance`]), within the check's whole time rather than
+//! the slice's, so that a big list is ordered when its turn comes.
+//!
+//! Then two passes:
+//! - the first decides the candidates in key order, but puts aside those
+//!   after which a remembered plan still threatens (a pass lost, no win at
+//!   once for the mover, no remembered refuting reply that answers it):
+//!   most of them are lost to that plan, and proving so lists every reply.
+//!   The remembered replies matter: a plan one of them answers puts
+//!   nothing aside, and otherwise a late-learned plan can put aside the
+//!   one real defence behind hundreds of turns;
+//! - the second decides the turns put aside, in key order whichever part
+//!   of the list they came from.
+//!
+//! A candidate whose full check a slice left unfinished goes on with it at
+//! the next slice, even when a plan learned since would now put it aside:
+//! its work so far would be lost, and the plans that put turns aside
+//! wrongly are the ones learned late.
+//!
+//! The defences found this way mostly break the plan itself (most often
+//! the catastrophe it prepares at home) rather than threaten a win back,
+//! so turns that threaten back are not tried first: the evaluation's order
+//! stands.
+//!
+//! A defence found is played only if the tree's own choice is not proven
+//! safe ([`RootVerifier::safer_choice`]). With more than one thread the
+//! search runs on all of them ([`RootVerifier::advance_on_pool`], the
+//! sibling module `crew`).
 
 use std::time::Instant;
 
@@ -33,14 +88,15 @@ const DEFENCE_SLICE: f64 = 0.05;
 
 /// The defence search's time in all, as a share of the planned time: it
 /// runs only under a threat, where finding a defence matters more than the
-/// tree's finer choice, so it does not shrink with `check_share` (at 100 ms
-/// a budget tied to an eighth of the time lost 5 to 9 of the 40 two-turn
-/// suite positions). Seven tenths since the tree's best turns that a
-/// remembered plan still threatens are left unchecked during the search
-/// ([`RootVerifier::check_best`]): those checks then take little of the
-/// time, and suite position 72 needs about 60 ms of the search at 100 ms a
-/// turn (a half, 50 ms, left it short).
-const DEFENCE_SHARE: f64 = 0.7;
+/// tree's finer choice, so it does not shrink with `check_share` (a budget
+/// tied to an eighth of the time loses a good part of the threatened
+/// positions that have a defence). Seven tenths leaves the tree three
+/// tenths, and a defence the list finds at all it mostly finds within
+/// that; it can be that much because the tree's best turns that a
+/// remembered plan still threatens are left unchecked meanwhile
+/// ([`RootVerifier::check_best`]), so that those checks take little of the
+/// time.
+pub(super) const DEFENCE_SHARE: f64 = 0.7;
 
 impl RootVerifier {
     /// Looks for a defence among all the root's turns, best first by the
@@ -48,14 +104,7 @@ impl RootVerifier {
     /// known to be safe; on the clock a slice of time at each visit, so
     /// that the tree grows in between, and resumed where it stopped.
     ///
-    /// Why: under a two-turn threat the tree tends to propose one refuted
-    /// turn after another (its values come from the leaf evaluation, which
-    /// does not see the plan), each checked only after the tree has moved
-    /// on, and in the real games of `positions/tactics/two_turn.txt` it
-    /// often ran out of time before proposing a defence, though most had
-    /// dozens. With the opponent's winning plans remembered, refuting a
-    /// turn mostly takes a fraction of a millisecond, so the list reaches a
-    /// defence within milliseconds in most of them. A found defence is
+    /// Why, and in what order: see the module docs. A found defence is
     /// played only if the tree's choice is not proven safe
     /// ([`RootVerifier::safer_choice`]).
     pub(super) fn seek_defence(

@@ -1,4 +1,80 @@
-//! The root verifier: the checks during and after the search.
+//! The root verifier: the two-turn checks tied to one search, during it
+//! and after it.
+//!
+//! The checker needs no tree; this is where it meets one. A
+//! [`RootVerifier`] lives for one search: the search's leading thread
+//! calls [`RootVerifier::visit`] between iterations, and the searcher asks
+//! it for the final word on the turn chosen ([`RootVerifier::defend`],
+//! [`RootVerifier::safer_choice`], in the `choice` submodule).
+//!
+//! # Why the checks run during the search
+//! Checked only after the search, a refuted choice leaves a few
+//! milliseconds to find a defence among thousands of turns, and the
+//! replacement is chosen by the leaf evaluation, not by the search. So the
+//! verifier reads the tree's best turn now and then and checks it; a turn
+//! it refutes has its result marked in the tree as a proven win for the
+//! opponent, and the tree itself turns to the alternatives and spends the
+//! rest of its time choosing among them.
+//!
+//! # When, and for how long
+//! - From [`VERIFY_FROM`] (a fifth) of the search, when the tree's best
+//!   turn has visits enough to mean something, to [`VERIFY_UNTIL`], after
+//!   which no new check starts, so that the tree has time to settle on
+//!   another turn. Starting earlier finds no more threats.
+//! - The tree is looked at every [`LOOK_INTERVAL`] iterations or a
+//!   sixteenth of those done, about twenty times a search: reading the
+//!   best turn can mean completing it outside the tree.
+//! - On the clock the checks get `check_share` of the planned time, and
+//!   what they take is credited back to the search
+//!   ([`RootVerifier::credit`]), so that the tree searches as long as it
+//!   would without them; a `movetime` caps everything, credit or not.
+//!   Under a node limit they get work in proportion to the nodes, which
+//!   keeps node-limited play deterministic.
+//! - With several threads these checks still run on the leading thread
+//!   alone, with the same share, while the helpers grow the tree: the
+//!   leading thread's time is worth more to the tree than to more checking
+//!   of its best turn. Only the defence search uses every thread.
+//!
+//! # When a check runs out
+//! A safe turn in a quiet position checks quickly, so a check that runs
+//! out is itself a sign of danger ([`RootVerifier::ran_out`]): the next one
+//! may take tree time too, up to twice the share, and resumes where this
+//! one stopped; a second that runs out ends the checks, since the search's
+//! time is the tree's. Letting them take more (half the planned time)
+//! costs the tree more than it wins.
+//!
+//! An endless search (`go infinite`, analysis) has no work limit: each
+//! check has a short deadline, since the leading thread answers `stop`
+//! only between checks, and the next look resumes it however often it ran
+//! out, so a threat that takes longer than one check to prove is still
+//! found in the end.
+//!
+//! On a clock (not a `movetime`, not a node limit) a danger holds the
+//! search to its hard limit ([`RootVerifier::danger_open`],
+//! `Controller::hold` in the time manager): while a defence is sought
+//! after a proven threat, or while the last check of the tree's best ran
+//! out among the replies to an opponent's turn that threatens a win at
+//! once and that no reply tried had answered (mostly a real plan, slow to
+//! prove). The time beyond the planned one goes to the checks and the
+//! defence search ([`RootVerifier::stretch`]); the tree keeps the time it
+//! had, so that a suspicion that comes to nothing costs the tree nothing.
+//! Once the check decides, the usual limits apply again.
+//!
+//! # Under a threat
+//! Once a check has refuted the tree's best turn the position is under a
+//! threat, and finding a defence matters more than the tree's finer
+//! choice: the checks may take tree time up to [`VERIFY_UNTIL`], and the
+//! defence search (the `defence_search` submodule) goes through all the
+//! root's turns. The tree meanwhile tends to propose one refuted turn
+//! after another, since its leaf evaluation does not see the plan: while
+//! the defence search is on, a best turn after which a remembered plan
+//! still threatens is left unchecked ([`RootVerifier::check_best`]) and
+//! treated as refuted by the final choice.
+//!
+//! In check (the opponent wins at once after a pass) the root classifies
+//! its turns before the tree starts, and the tree searches only those not
+//! lost at once; the defence search takes its candidates from that
+//! classification ([`RootVerifier::in_check`]) rather than list them again.
 
 mod choice;
 mod defence_search;
@@ -37,14 +113,17 @@ const LOOK_INTERVAL: u64 = 256;
 /// that the tree itself turns to the alternatives and spends the rest of
 /// its time choosing among them.
 ///
-/// Checking only after the search (as [`RootVerifier::defend`] does) leaves a refuted
-/// choice a few milliseconds to find a defence among thousands of turns,
-/// and the replacement is then chosen by the leaf evaluation, not by the
-/// search. On the clock the checks get the same time [`RootVerifier::defend`] has
-/// (`check_share` of the planned time), and the time they take is credited back to
-/// the tree ([`RootVerifier::credit`]), so that the tree searches as long
-/// as it would without them.
+/// Checking only after the search (as [`RootVerifier::defend`] does)
+/// leaves a refuted choice a few milliseconds to find a defence among
+/// thousands of turns, and the replacement is then chosen by the leaf
+/// evaluation, not by the search. On the clock the checks get the same
+/// time [`RootVerifier::defend`] has (`check_share` of the planned time),
+/// and the time they take is credited back to the tree
+/// ([`RootVerifier::credit`]), so that the tree searches as long as it
+/// would without them.
 pub(in crate::search) struct RootVerifier {
+    /// The checker of every check of this search, kept by the searcher from
+    /// turn to turn for what it remembers.
     checker: ThreatChecker,
     /// Turns proven to defend.
     safe: Vec<Vec<Action>>,
@@ -57,6 +136,8 @@ pub(in crate::search) struct RootVerifier {
     unchecked_best: Vec<Vec<Action>>,
     /// The search's planned time, if it is on the clock.
     soft: Option<Duration>,
+    /// When the search started: the in-search checks run in a window of
+    /// its time.
     start: Instant,
     /// Time the checks have taken.
     spent: Duration,
@@ -107,8 +188,8 @@ pub(in crate::search) struct RootVerifier {
     /// The time the defence search takes at a visit, on the clock; doubled
     /// when one turn needs more.
     slice: Option<Duration>,
-    /// The time the defence search has taken, at most [`DEFENCE_SHARE`] of
-    /// the planned time.
+    /// The time the defence search has taken, at most
+    /// [`DEFENCE_SHARE`](defence_search::DEFENCE_SHARE) of the planned time.
     seek_spent: Duration,
     /// Set when the defence search's time or work is spent. Its lists are
     /// kept: the untried turns are where [`RootVerifier::escape`] looks.
@@ -319,8 +400,7 @@ impl RootVerifier {
     /// first pass puts such candidates aside. Why: under a threat the tree
     /// proposes one such turn after another, and proving each lost lists
     /// the opponent's plans and every reply to them, 5 to 15 ms a turn in
-    /// suite position 72, where the tree's checks took 30 of the first
-    /// 100 ms and the defence search ran out before its defence. The turn
+    /// the hardest positions, time the defence search needs more. The turn
     /// is not marked in the tree then, but the final choice treats it as
     /// refuted: [`RootVerifier::safer_choice`] plays a proven defence over
     /// it unchecked, and [`RootVerifier::escape`] plays another turn.
@@ -426,7 +506,7 @@ impl RootVerifier {
     /// opponent's that no reply tried had answered. A clock-managed search
     /// is then held to its hard limit ([`Controller::hold`]).
     ///
-    /// [`Controller::hold`]: super::time::Controller::hold
+    /// [`Controller::hold`]: crate::search::time::Controller::hold
     pub(in crate::search) fn danger_open(&self) -> bool {
         self.seeking() || (self.suspected && !self.exhausted)
     }
@@ -434,11 +514,10 @@ impl RootVerifier {
     /// Takes `hard`, the time a search held for a danger may now take: the
     /// time beyond the planned one goes to the checks and the defence
     /// search, on top of what they had, and a check that runs out is
-    /// resumed at the next visit. The tree keeps the time it had: a
-    /// version that gave the checks their shares of the whole hard limit
-    /// instead lost to the same engine unheld (see the README's safety
-    /// section), since a danger that was only suspected then cost the
-    /// tree most of its time.
+    /// resumed at the next visit. The tree keeps the time it had, rather
+    /// than the checks taking their shares of the whole hard limit: a
+    /// danger only suspected would then cost the tree most of its time,
+    /// and a suspicion mostly comes to nothing.
     pub(in crate::search) fn stretch(&mut self, hard: Duration) {
         if let Some(soft) = self.soft {
             self.extra = hard.saturating_sub(soft);
@@ -451,8 +530,9 @@ impl RootVerifier {
     /// check may take some tree time, and resumes where this one stopped; a
     /// second one ends them, since the search's time is the tree's. In an
     /// endless search (`go infinite`, analysis) the next visit resumes it,
-    /// however often: there the checks have minutes, and a threat that takes
-    /// 60 ms to prove was never found when two 50 ms checks ended them. A
+    /// however often: there the checks have minutes, and a threat that
+    /// takes longer to prove than two checks have would otherwise never be
+    /// found. A
     /// search held for a danger ([`RootVerifier::stretch`]) resumes it too,
     /// within its longer limit.
     fn ran_out(&mut self) {

@@ -1,4 +1,6 @@
-//! Tests of the root verifier.
+//! Tests of the root verifier, on readings of a tree made by hand: the
+//! defence search's order, passes and slices, on one thread and on a
+//! pool, and what the final choice plays under a threat.
 
 use std::time::{Duration, Instant};
 
