@@ -9,9 +9,10 @@
 //! well; a check past either limit answers "unknown", never a guess.
 //!
 //! The shares of the planned time:
-//! - the root's checks of its own choice get the `check_share` tunable, an
-//!   eighth of the planned time by default, and the search is extended by
-//!   what they take, so that the tree keeps the time it had. An eighth
+//! - the root's checks of the tree's choice, during the search and after
+//!   it, share the `check_share` tunable, an eighth of the planned time by
+//!   default, and the search is extended by what those during it take, so
+//!   that the tree keeps the time it had. An eighth
 //!   balances the two costs: a quarter takes more from the tree than the
 //!   checks win back, and a sixteenth wins no more games than an eighth;
 //! - the search for the mover's own forced win when far ahead

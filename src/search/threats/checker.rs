@@ -48,7 +48,8 @@
 //! until a new game, so the plans found on one turn are tried first on the
 //! next. A remembered plan or reply is only an order to try things in:
 //! every replay is checked against the rules and decided in full, so what
-//! the checker remembers changes how fast it answers, never what.
+//! the checker remembers changes how fast it answers (and so, under a
+//! budget, whether it answers in time), never what it answers.
 //!
 //! [`ThreatChecker::still_threatened`] is the cheap half of a remembered
 //! plan: the plan replayed, A's pass lost, no win at once for A and no
@@ -62,7 +63,7 @@
 //! so a node-limited search stops its checks at the same point in every
 //! run. The deadline is read every [`CHARGES_PER_CLOCK_READING`] charges:
 //! a charge comes with every reply tried, often a microsecond apart, and
-//! reading the clock at each took about a tenth of a check's time.
+//! reading the clock at each takes about a tenth of a check's time.
 //!
 //! A check that runs out remembers where it stopped (the sibling
 //! `resume` module) and the next check of the same position goes on from
