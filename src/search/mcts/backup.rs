@@ -12,7 +12,7 @@ use super::super::tunables::{Tunable, Tunables};
 /// How leaf values are turned into backed-up values: draws scored with
 /// contempt, and distant leaves discounted per turn.
 ///
-/// Both exist so that a side that is ahead makes progress (issue 8 §3):
+/// Both exist so that a side that is ahead makes progress:
 /// without them a repetition is worth 0 to both sides and a win in ten
 /// turns is worth as much as a win in two, so a won position can drift into
 /// a repetition or the turn limit.

@@ -17,13 +17,48 @@
 //! progressive widening in prior order; proven losses do not count against
 //! the widening budget, so a refuted line makes room for the next one.
 //!
-//! Threads: every worker descends the shared tree with a virtual loss on
-//! each node of its path and relaxed atomic statistics. What many threads
-//! would fight over is kept private where it can be: nodes and edges come
-//! from each worker's reserve (`tree.rs`), the visits and values of the
-//! root and of the other hot nodes (those of [`HOT_VISITS`] visits or more,
-//! which take no virtual loss) and of the edges out of them are added in
-//! batches, as are the iteration counts, every 16 iterations (`run.rs`).
+//! # The files
+//! This file holds what the workers share ([`Shared`]) and one iteration
+//! ([`Worker::iterate`]: descend, follow each edge, create a leaf, back
+//! up); `selection.rs` chooses the child at each node, `expansion.rs`
+//! creates, scores and expands nodes, `step.rs` follows an edge on the
+//! replayed position, and `backup.rs` holds the rules for backed-up values
+//! (draw contempt, per-turn discount) and the proofs.
+//!
+//! # The root's checks
+//! The tree does not stand alone: the root's exact checks (`root.rs`,
+//! `threats.rs`) steer it. In check, the actions of the root's turn are
+//! restricted to the safe turns ([`Shared::root_filter`] holds the
+//! positions they pass through, and expansion lists only the actions that
+//! lead to one of them). A turn the two-turn check refutes
+//! during the search is marked in the tree as a proven loss, so selection
+//! moves to the alternatives at once, and compaction keeps the children of
+//! such nodes whatever their visits, since the tree could not find that
+//! proof again itself. A proof of the root ends the search.
+//!
+//! # Threads
+//! Every worker descends the shared tree with relaxed atomic statistics and
+//! a virtual loss on each node of its path: a node another thread is
+//! descending through counts one more visit, lost, so that threads spread
+//! over the tree instead of crowding into one path (without it they would
+//! search a different, narrower tree). What many threads would fight over
+//! is kept private where it can be: nodes and edges come from each worker's
+//! reserve (`tree/`), the visits and values of the root and of the other
+//! hot nodes (those of [`HOT_VISITS`] visits or more, which take no virtual
+//! loss) and of the edges out of them are added in batches, as are the
+//! iteration counts, every 16 iterations (`run.rs`).
+//!
+//! The cost of a second thread is mostly the cache lines of the nodes both
+//! threads read after the other wrote them, spread over the whole tree, not
+//! the locked instructions themselves (replacing them by plain stores,
+//! racy and wrong, gains only a few per cent). The hot threshold trades
+//! the two: below it, a node's virtual loss keeps the threads apart where
+//! they would otherwise meet; above it, a batch per thread of late visits
+//! changes its mean by little. A threshold a sixteenth as high runs two
+//! threads a few per cent faster but searches worse: the virtual losses on
+//! nodes of a few hundred visits are worth more than the locked adds they
+//! cost.
+//!
 //! One thread alone (`Shared::exclusive`) skips the locked instructions
 //! and the virtual loss altogether, with the same results, so the bench
 //! signature does not depend on this machinery.

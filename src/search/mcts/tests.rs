@@ -427,10 +427,10 @@ fn the_turn_discount_shrinks_distant_values() {
 
 #[test]
 fn a_side_ahead_scores_a_repetition_with_contempt_and_avoids_it() {
-    // Issue 8 §3, from a match against greedy (game 86): player 1 is far
-    // ahead, and moving G3 from Delos back to Kotok repeats the position
-    // after its previous turn. Without contempt the repetition scored 0
-    // and, with a high prior, took the most visits and was played.
+    // From a game against greedy: player 1 is far ahead, and moving G3
+    // from Delos back to Kotok repeats the position after its previous
+    // turn. Without contempt the repetition scores 0 and, with a high
+    // prior, takes the most visits.
     let rules = Rules::STANDARD;
     let tunables = Tunables::default();
     let root = busy_position();
@@ -475,10 +475,10 @@ fn a_side_ahead_scores_a_repetition_with_contempt_and_avoids_it() {
 
 #[test]
 fn a_proven_win_is_read_out_through_a_thinly_visited_sacrifice() {
-    // Issue 8 §3, from a match against greedy (game 45): sacrificing Y2
-    // and moving two ships into the enemy home wins by force, but the
-    // sacrifice node had fewer visits than `extract_min_visits`, so the
-    // turn was cut short into "sacrifice, pass, pass".
+    // From a game against greedy: sacrificing Y2 and moving two ships
+    // into the enemy home wins by force, but the sacrifice node has fewer
+    // visits than `extract_min_visits`: reading the turn must not cut it
+    // short into "sacrifice, pass, pass".
     let rules = Rules::STANDARD;
     let tunables = Tunables::default();
     let root = position(

@@ -2,6 +2,20 @@
 //! opponent (captures at its home, and catastrophes there fed by moves,
 //! builds or trades), priced cheaply enough to run at every state of the
 //! search, and never "no" where a win exists.
+//!
+//! Moves are the subtle part: a ship reaches the target home in one jump
+//! only when the systems share no star size, and a catastrophe that
+//! destroys one star of a two-star home opens connections it did not have
+//! (the hyperspace bypass). Two pricings of moves exist. The coarse one
+//! ([`yellow_covers`]) counts a ship as one jump away when any catastrophe
+//! could open its way, as if that catastrophe were free; the search's
+//! action filter uses it to tell which colours can still serve a cover.
+//! The sharp one ([`yellow_moves`]) prices each way the turn could go on
+//! its own (the catastrophe's own pieces first, then the rest over the
+//! connections it opens, and a ship left at home) and only rejects more
+//! positions: where the coarse pricing passed nearly every position after
+//! an opponent's turn, the search below it spent tens of states on each
+//! to say no.
 
 use super::super::facts::{colour_mask, largest_of_colour};
 use super::UNREACHABLE;

@@ -27,6 +27,34 @@
 //!
 //! A win requires the mover to survive: a turn that eliminates both players
 //! is a draw and is not reported.
+//!
+//! # Who asks
+//! - The tree, at every new start-of-turn node: a mover who can win is a
+//!   proven win and the node is never expanded. The call is bounded
+//!   ([`Solver::can_win_limited`]) and answers "unknown" past its states,
+//!   so that one pathological node cannot stall a search.
+//! - The leaf evaluation, whose threat term asks whether the opponent
+//!   would win at once if the mover passed (`leaf_threat`), bounded too.
+//!   With the call above that is two questions a new node, so most
+//!   positions must stop at the bound.
+//! - The root: a win at once is played at once; in check (the opponent
+//!   wins at once after a pass) every turn is classified by whether the
+//!   opponent then still wins at once, tens of thousands of calls in a
+//!   big position.
+//! - The two-turn checker (`threats.rs`): proving an opponent's plan asks
+//!   after every reply of the defender whether the attacker still wins at
+//!   once, tens of thousands of calls a proof, nearly all of them with the
+//!   same answer by the same winning turn.
+//!
+//! The last two are why the solver remembers its last winning turns and
+//! replays them before searching, and why it keeps, for each, the
+//! positions it is known to win from (`verified.rs`): the answers are the
+//! same as a search's, at the cost of a few action checks, or of a key.
+//!
+//! # The files
+//! This file holds the solver and its replays; `bound.rs` the bound;
+//! `relevant.rs` the search's action filter; `verified.rs` the positions
+//! known for each remembered win.
 
 mod bound;
 mod relevant;

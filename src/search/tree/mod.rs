@@ -16,8 +16,9 @@
 //!   threshold keeps its own statistics (visits, value, proof) but loses its
 //!   children, becoming a leaf that grows again if the search returns to it;
 //!   so no edge's value is forgotten, only the detail under thin branches. If
-//!   even that frees too little, the tree stops growing and treats nodes as
-//!   leaves, as it did before recycling existed.
+//!   even that frees too little (the root's own turn fills the tree), the
+//!   tree stops growing for the rest of the search and treats new nodes as
+//!   leaves.
 //! - Compaction (between turns, [`Tree::compact`], and recycling alike) is a
 //!   Lisp-2 sliding compaction: mark, number the survivors in address order,
 //!   rewrite child pointers, slide nodes and edge blocks down, rebuild the
@@ -29,7 +30,7 @@
 //!   so that recycling, which slides every node down, leaves the root where
 //!   every reader of the search's shared state expects it.
 //!
-//! Designed for many threads (measured on 2 cores only; see README):
+//! Designed for many threads:
 //! - Each thread allocates from a private [`Reserve`], taking 64 nodes or
 //!   512 edges from the arenas at a time, so the shared bump counters are
 //!   touched once per 64 allocations instead of at each (with 16 threads a
@@ -38,7 +39,7 @@
 //!   tree is cleared or compacted.
 //! - Statistics are per node (the graph shares nodes between
 //!   transpositions), updated with relaxed atomics; one thread alone uses
-//!   plain loads and stores (see `mcts.rs`). The root, which every
+//!   plain loads and stores (see `mcts/`). The root, which every
 //!   iteration passes, is updated in batches by each thread.
 //! - Hot fields come first in each node, so that selection reads one cache
 //!   line per child in most cases.
@@ -56,6 +57,36 @@
 //!   search's barrier, as for a recycle): keys fall at random over the
 //!   entries in use, so using the whole table at once would have the kernel
 //!   commit and zero all of it within a short search's first nodes.
+//!
+//! # Memory
+//! The budget (the engine's `Hash` option, `hash_mb`) bounds the whole tree:
+//! nodes, edges, the table and the compaction's scratch vector. Its pages
+//! are committed only as the tree grows, so a short search in a large
+//! budget costs what it uses. The arrays ask Linux for transparent huge
+//! pages (as chess engines do for their tables), so that a random read in
+//! hundreds of megabytes, a child in selection or a probe of the table,
+//! does not also miss the TLB; systems that give huge pages only where
+//! asked otherwise give none.
+//!
+//! A long analysis fills the tree and goes on: the fuller arena's fill
+//! ([`Tree::fill_permille`], the protocol's `hashfull`) climbs to
+//! [`RECYCLE_AT_PERMILLE`], a recycle brings it back to about half, and the
+//! search keeps deepening in bounded memory. A recycle is a pause for every
+//! search thread, so it is made cheap and rare:
+//! - it frees half the tree, so its cost, a few passes over the arenas, is
+//!   spread over as many new nodes as the tree keeps, and the threads meet
+//!   at the barrier seldom (a concurrent, incremental reclaim would avoid
+//!   the wait at the price of synchronising every node access);
+//! - the threshold comes from a histogram of a sample of the nodes rather
+//!   than all of them (see `compaction.rs`);
+//! - the passes over independent nodes, edges or table entries (clearing,
+//!   numbering, sorting the edge blocks, publishing) run on rayon's global
+//!   pool while the search's helpers wait, their cores being idle then;
+//!   marking and sliding, which follow the tree, stay on one thread.
+//!
+//! With one thread a recycle happens at the same iteration every run and
+//! the passes run in order on that thread, so a node-limited search stays
+//! reproducible whether or not its tree fills.
 
 mod arena;
 mod compaction;
