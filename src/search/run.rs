@@ -171,7 +171,7 @@ fn recycle(shared: &Shared, gate: Option<(&Gate, usize)>) -> bool {
     shared.tree.fill_permille() < RECYCLE_GIVE_UP_PERMILLE
 }
 
-/// Grows the tree's table ([`Tree::grow_table`]) with every helper stopped
+/// Grows the tree's table ([`Tree::grow_table`](super::tree::Tree::grow_table)) with every helper stopped
 /// at the gate (none with one thread). Nodes stay where they are, so the
 /// statistics waiting in batches stay valid.
 fn grow_table(shared: &Shared, gate: Option<(&Gate, usize)>) {
