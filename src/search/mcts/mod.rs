@@ -30,11 +30,11 @@
 //! `threats.rs`) steer it. In check, the actions of the root's turn are
 //! restricted to the safe turns ([`Shared::root_filter`] holds the
 //! positions they pass through, and expansion lists only the actions that
-//! lead to one of them). A turn the two-turn check refutes
-//! during the search is marked in the tree as a proven loss, so selection
-//! moves to the alternatives at once, and compaction keeps the children of
-//! such nodes whatever their visits, since the tree could not find that
-//! proof again itself. A proof of the root ends the search.
+//! lead to one of them). A turn the two-turn check refutes during the
+//! search is marked in the tree as a proven loss, so selection moves to the
+//! alternatives at once, and compaction keeps the children of such nodes
+//! whatever their visits, since the tree could not find that proof again
+//! itself. A proof of the root ends the search.
 //!
 //! # Threads
 //! Every worker descends the shared tree with relaxed atomic statistics and
