@@ -4,8 +4,37 @@
 //! keeps them is a refactor, and a change to them needs a strength test.
 //! Nodes per second come along for free.
 //!
-//! The positions come from the caller (`supernova bench` reads them with
-//! `tools::bench`), so that the search needs no text.
+//! # What is searched
+//! `supernova bench` searches each position of `positions/bench.txt` (the
+//! two homeworlds-cli perft benchmark positions and middle-game positions
+//! of real SuperDuperGames records) for 20,000 iterations with one thread,
+//! in a searcher cleared before each, so that no position's search depends
+//! on the one before. `--nodes`, `--hash`, `--threads`, `--eval` and
+//! `--file` vary it; the positions come from the caller (`tools::bench`
+//! parses them), so that the search needs no text.
+//!
+//! # Why the signature identifies a search's behaviour
+//! With one thread and a node limit a search is deterministic: no clock
+//! decides anything (the root's checks are bounded by work, not time, under
+//! a node limit), nothing random is left unseeded, and a recycle of the
+//! tree, if the tree fills, happens at the same iteration every run. Every
+//! part of the engine then leaves its mark on the answer: the rules'
+//! listing of actions and their order, the priors, the evaluation, the
+//! selection and backup, the solver's proofs, the root's exact checks and
+//! the reading of the turn out of the tree. The signature is an FNV-1a hash
+//! over the packed actions of every chosen turn, in order, each turn closed
+//! by a separator, and the node count is the iterations searched (fewer
+//! than asked only where the root decides without the tree, or a proof
+//! ends a search). A change that alters what any of those parts computes
+//! in the positions searched almost always changes some position's turn;
+//! one that leaves every turn and count the same is, for these positions,
+//! the same search. It is a fingerprint, not a proof: the unit and
+//! integration tests check the rest.
+//!
+//! At the default 256 MB the bench's trees never fill, so the signature
+//! does not cover recycling; a small `--hash` (say `--nodes 150000 --hash
+//! 16`) gives a signature that does. With more threads the turns depend on
+//! the threads' timing, so only the speed is meaningful.
 
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};

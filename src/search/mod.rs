@@ -12,11 +12,12 @@
 //!
 //! # Files
 //! `options.rs` and `report.rs` hold the public types; `searcher.rs` the
-//! [`Searcher`]; `root.rs` the exact root checks; `run.rs` the worker
-//! threads; `mcts.rs` and `tree.rs` the tree itself; `extract.rs` and
-//! `info.rs` read turns and reports out of it; `time.rs` decides when to
-//! stop; `eval.rs`, `priors.rs`, `facts.rs` and `solver.rs` judge
-//! positions; `players.rs` holds the greedy and random players.
+//! [`Searcher`]; `root.rs` the exact root checks and `threats.rs` the
+//! two-turn ones; `run.rs` the worker threads; `mcts/` and `tree/` the tree
+//! itself; `extract.rs` and `info.rs` read turns and reports out of it;
+//! `time.rs` decides when to stop; `eval.rs`, `priors.rs`, `facts.rs` and
+//! `solver/` judge positions; `players.rs` holds the greedy and random
+//! players; `bench.rs` the bench signature.
 //!
 //! # Guarantees (exact, not sampled)
 //! For the default `mcts` player and for `greedy`:

@@ -58,7 +58,7 @@ pub struct SearchOptions {
     pub threads: usize,
     /// Memory for the tree, in megabytes: an upper bound, committed only as
     /// the tree grows. When a search fills it, the tree recycles its least
-    /// visited branches and goes on growing within it (see `tree.rs`).
+    /// visited branches and goes on growing within it (see `tree/`).
     pub hash_mb: usize,
     /// Seed for the random player and the setup book's choice among equals.
     pub seed: u64,

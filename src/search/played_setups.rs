@@ -1,7 +1,7 @@
 //! The homeworld setups people played on SuperDuperGames, for the setup book
 //! ([`super::book_score`]): the engine opens the way people did rather than
-//! by a guessed formula, which once let it pick homes without yellow or blue
-//! (a home that can never move or trade).
+//! by a guessed formula, which can pick homes without yellow or blue (a
+//! home that can never move or trade).
 //!
 //! The table is derived data, not hand-written: `supernova openings --setups
 //! ../shared/sdg/*.raw` prints it (src/tools/openings.rs), from both setup

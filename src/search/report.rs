@@ -157,7 +157,7 @@ pub struct SearchInfo {
 /// Where the search iterations' time went, in time-stamp counter ticks
 /// summed over every thread, counted only when the crate is built with the
 /// `phase-timing` feature (a profiler for machines that have none, such as
-/// the 16-core machine issue 9's scaling is measured on). Comparing the
+/// the many-core machines where scaling with threads is measured). Comparing the
 /// ticks per iteration at one thread and at many tells contention on the
 /// shared tree (selection and backup grow) from a machine that is slower
 /// per thread (every phase grows).

@@ -13,6 +13,31 @@
 //! The search always runs at least one iteration (see `run.rs`), so a
 //! search stopped at once still answers the root's first choice by its
 //! priors, verified here, rather than a pass that throws the turn away.
+//!
+//! # One search, in order
+//! 1. A win at once is played (the win-in-one solver, exact).
+//! 2. In check, the turns are classified as they are listed, the solver
+//!    replaying its remembered win first, within most of the planned time
+//!    (a big position has tens of thousands of turns). With every turn
+//!    classified the tree searches only the safe ones, and the defence
+//!    search takes its candidates from them; a listing cut short leaves the
+//!    tree every turn, and the classification is resumed after the search
+//!    only if none of the tree's turns is safe.
+//! 3. Far ahead by the static value and not in check, the root looks for a
+//!    forced win in two (a turn after which every reply leaves a win at
+//!    once) and plays it at once: far ahead, every leaf looks won, and the
+//!    tree alone can shuffle until the turn limit.
+//! 4. During the search the two-turn checker (`threats.rs`) looks at the
+//!    tree's best turn for opponent plans that need one preparatory turn
+//!    (a sacrifice-move catastrophe gathered at a home, a Bluebird, a
+//!    Sitting Duck); a refuted turn becomes a proven loss in the tree, so
+//!    the tree itself moves to the alternatives. Under a threat with no
+//!    defence known, the checker also goes through the root's turns, best
+//!    first by the static value, in slices of time between stretches of
+//!    tree growth.
+//! 5. After the search, [`choose`] picks the tree's best turn that the
+//!    exact checks allow, and the verifier replaces it by a defence when a
+//!    known plan of the opponent still wins against it.
 
 use std::time::Instant;
 

@@ -26,6 +26,29 @@
 //! The same gate stops the helpers while the tree's table grows, and while
 //! the root's defence search under a two-turn threat runs on as many
 //! threads as the search has (`threats.rs`, [`Crew`]).
+//!
+//! # Threads
+//! The calling thread is the leading worker, so the helpers' pool has one
+//! thread fewer than the search: a pool thread with no helper to run is not
+//! idle in the way that matters, since a rayon thread without work yields
+//! the processor dozens of times looking for some before it sleeps, and
+//! posted work wakes it again, taking turns on the cores from the workers.
+//! That cost comes at every search's start, so it weighs most where
+//! searches are short for their thread count. The checks' pool
+//! ([`RunPlan::check_pool`]) has as many threads as the search, because it
+//! works while the calling thread waits for it.
+//!
+//! # The root's checks between iterations
+//! Everything besides iterating is the calling thread's, between its
+//! iterations: every [`CHECK_INTERVAL`] of them it reads the clock, gives
+//! the two-turn verifier a look at the tree (`RootVerifier::visit`, which
+//! checks the tree's best turn in slices of time and marks a refuted turn
+//! as a proven loss), adds the time the checks were credited to the
+//! search's ([`Controller::extend`]), holds the search to its hard limit
+//! while a danger is open, and reports progress. The root's own search for
+//! a forced win in two, far ahead, runs before the calling thread's first
+//! iteration ([`RunPlan::prelude`]) while the helpers already grow the
+//! tree, so that no thread waits for it.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
@@ -148,7 +171,7 @@ fn recycle(shared: &Shared, gate: Option<(&Gate, usize)>) -> bool {
     shared.tree.fill_permille() < RECYCLE_GIVE_UP_PERMILLE
 }
 
-/// Grows the tree's table ([`Tree::grow_table`]) with every helper stopped
+/// Grows the tree's table ([`Tree::grow_table`](super::tree::Tree::grow_table)) with every helper stopped
 /// at the gate (none with one thread). Nodes stay where they are, so the
 /// statistics waiting in batches stay valid.
 fn grow_table(shared: &Shared, gate: Option<(&Gate, usize)>) {

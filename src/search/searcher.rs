@@ -297,11 +297,29 @@ impl Searcher {
             self.threat_memory = verifier.into_memory();
             return forced_win(turn, job.start);
         }
-        let Some((reading, mut info)) = grown else {
+        let Some((reading, info)) = grown else {
             // The tree cannot hold even the root.
             self.threat_memory = verifier.into_memory();
             return self.greedy_result(position, job.start);
         };
+        self.answer(job, plan, check, verifier, &reading, info)
+    }
+
+    /// The answer after the tree search: the root's choice from what the
+    /// tree read (`reading`, `info`), made safe against the two-turn
+    /// threats the verifier knows of, within what is left of the time.
+    fn answer(
+        &mut self,
+        job: &Job,
+        plan: TimePlan,
+        check: RootCheck,
+        mut verifier: threats::RootVerifier,
+        reading: &TreeReading,
+        mut info: SearchInfo,
+    ) -> SearchResult {
+        let rules = self.options.rules;
+        let tunables = &self.options.tunables;
+        let position = job.position;
         // Told to stop (`stop`, `ponderhit`, `quit`), the answer is wanted
         // now: an infinite search's checks have no deadline of their own and
         // could take seconds.
@@ -320,11 +338,11 @@ impl Searcher {
         let choice_deadline = sooner(hard.into_iter().chain(cap).min());
         let solver = &mut self.solver;
         let choice = root::choose(
-            &reading,
+            reading,
             check,
             position,
             &rules,
-            &tunables,
+            tunables,
             solver,
             choice_deadline,
         );
@@ -334,14 +352,14 @@ impl Searcher {
             tunables[Tunable::CheckShare],
         ));
         budget.deadline = sooner(budget.deadline);
-        let safer = verifier.safer_choice(&choice, &reading, position, &rules, budget);
+        let safer = verifier.safer_choice(&choice, reading, position, &rules, budget);
         let choice = if let Some(safer) = safer {
             safer
         } else if verifier.proven_safe(&choice.actions) {
             choice
         } else {
             let pool = self.check_pool.as_ref();
-            verifier.defend(choice, &reading, position, &rules, &tunables, budget, pool)
+            verifier.defend(choice, reading, position, &rules, tunables, budget, pool)
         };
         self.threat_memory = verifier.into_memory();
         if info.best_turn != choice.actions {

@@ -22,6 +22,30 @@
 //! search can give it: the time left at the current rate, or the iterations
 //! left when a node limit comes with the clock. A movetime given with a
 //! clock caps both limits.
+//!
+//! # The root's checks and the clock
+//! The two-turn checks at the root take time from the same turn. On a clock
+//! their time (at most the `check_share` tunable of the planned time, an
+//! eighth by default) is added to the search's ([`Controller::extend`]),
+//! so that the tree keeps what was planned for it; a share of a quarter
+//! took too much from the tree, and one of a sixteenth found too few
+//! threats in time. A movetime holds everything, checks included: past it
+//! the answer is chosen from what is known. On a clock or a node limit, a
+//! check of the tree's best turn that runs out twice ends the checks, since
+//! the search's time is the tree's; an infinite search (analysis) has
+//! minutes, so there a check that runs out is resumed at the tree's next
+//! look however often, and a threat that takes long to prove is still
+//! found.
+//!
+//! # Latency
+//! `stop` (and `ponderhit`, `quit`) must answer at once: the workers look
+//! at the stop flag between iterations, so they end within a few; the
+//! check of the answer then gets at most a few tens of milliseconds
+//! (`STOPPED_CHECK_TIME` in `searcher.rs`), since the answer's own two-turn
+//! check may otherwise take as long as it needs, and a check in progress on
+//! the leading thread ends at its own deadline. A `ponderhit` for the
+//! position pondered finds the tree already rooted there, so the search
+//! goes on without compacting the tree again.
 
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};

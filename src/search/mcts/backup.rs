@@ -1,0 +1,164 @@
+//! Backing values up the tree: how a leaf's value reaches each node of the
+//! path (draws with contempt, distant leaves discounted per turn), and how
+//! proofs of wins, losses and draws move from children to parents.
+
+use std::sync::atomic::Ordering;
+
+use super::super::tree::{
+    Tree, EXPANDED, PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN, UNPROVEN, WIDENING,
+};
+use super::super::tunables::{Tunable, Tunables};
+
+/// How leaf values are turned into backed-up values: draws scored with
+/// contempt, and distant leaves discounted per turn.
+///
+/// Both exist so that a side that is ahead makes progress:
+/// without them a repetition is worth 0 to both sides and a win in ten
+/// turns is worth as much as a win in two, so a won position can drift into
+/// a repetition or the turn limit.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Backup {
+    /// The player to move at the root.
+    pub root_mover: usize,
+    /// A draw's value for the root mover: `-contempt`, less
+    /// `draw_contempt` times the root's static value when that is positive,
+    /// so a side ahead avoids draws all the more. Never above `-contempt`
+    /// when behind, because a root that is barely behind by the evaluation
+    /// (often in the opening) would otherwise steer into a repetition
+    /// against an opponent it beats (measured against greedy).
+    pub draw_value: f32,
+    /// Per-turn factor on a leaf's value as it is backed up (1: none).
+    /// A proof stores no distance, so once a node is proven its value
+    /// counts in full from that node up: the discount orders the values of
+    /// unproven lines, and a proven win is preferred by its proof anyway.
+    pub discount: f32,
+}
+
+impl Backup {
+    /// The backup rules for a search from a root whose static value for its
+    /// mover is `root_value`.
+    pub fn new(tunables: &Tunables, root_mover: usize, root_value: f32) -> Backup {
+        Backup {
+            root_mover,
+            draw_value: -(tunables[Tunable::Contempt]
+                + tunables[Tunable::DrawContempt] * root_value.clamp(0.0, 1.0))
+            .min(1.0),
+            discount: tunables[Tunable::TurnDiscount],
+        }
+    }
+
+    /// Plain backups: a draw is worth 0 and nothing is discounted.
+    #[cfg(test)]
+    pub fn neutral() -> Backup {
+        Backup {
+            root_mover: 0,
+            draw_value: 0.0,
+            discount: 1.0,
+        }
+    }
+
+    /// A draw's value for `mover`.
+    #[inline]
+    pub fn draw_for(&self, mover: usize) -> f32 {
+        if mover == self.root_mover {
+            self.draw_value
+        } else {
+            -self.draw_value
+        }
+    }
+
+    /// A proof's value for the node's mover, draws with contempt.
+    #[inline]
+    pub fn proof_value(&self, proof: u8, mover: usize) -> f32 {
+        match proof {
+            PROVEN_DRAW => self.draw_for(mover),
+            other => proof_value(other),
+        }
+    }
+
+    /// The factor on a value found `turns` turns below a node.
+    #[inline]
+    pub fn factor(&self, turns: u32) -> f32 {
+        if self.discount == 1.0 || turns == 0 {
+            1.0
+        } else {
+            power(self.discount, turns)
+        }
+    }
+}
+
+/// `base` to the power `exponent`, out of line: inlined, the compiler
+/// computed the power (a library call) on every backup step and kept it
+/// only when the discount was not 1, which it never is by default.
+#[inline(never)]
+fn power(base: f32, exponent: u32) -> f32 {
+    base.powi(exponent.min(i32::MAX as u32) as i32)
+}
+
+/// The value of a proof for the node's mover.
+#[inline]
+pub(crate) fn proof_value(proof: u8) -> f32 {
+    match proof {
+        PROVEN_WIN => 1.0,
+        PROVEN_LOSS => -1.0,
+        _ => 0.0,
+    }
+}
+
+/// A proof seen from the other player's side.
+#[inline]
+pub(crate) fn flip_proof(proof: u8) -> u8 {
+    match proof {
+        PROVEN_WIN => PROVEN_LOSS,
+        PROVEN_LOSS => PROVEN_WIN,
+        other => other,
+    }
+}
+
+/// A child's proof from the point of view of the parent's mover.
+#[inline]
+pub(crate) fn proof_for(tree: &Tree, child: u32, mover: usize) -> u8 {
+    let node = tree.node(child);
+    let proof = node.proof.load(Ordering::Acquire);
+    if node.mover() == mover {
+        proof
+    } else {
+        flip_proof(proof)
+    }
+}
+
+/// Tries to prove a node from its children; true if it is (now) proven.
+pub(crate) fn try_prove(tree: &Tree, node_id: u32) -> bool {
+    let node = tree.node(node_id);
+    if node.proof.load(Ordering::Acquire) != UNPROVEN {
+        return true;
+    }
+    let state = node.state.load(Ordering::Acquire);
+    if state != EXPANDED && state != WIDENING {
+        return false;
+    }
+    let (first, count, total) = node.children();
+    let mover = node.mover();
+    let mut complete = count == total;
+    let mut best = PROVEN_LOSS;
+    for index in first..first + count {
+        let child = tree.edge(index).child.load(Ordering::Acquire);
+        if child == 0 {
+            complete = false;
+            continue;
+        }
+        match proof_for(tree, child, mover) {
+            PROVEN_WIN => {
+                node.proof.store(PROVEN_WIN, Ordering::Release);
+                return true;
+            }
+            PROVEN_DRAW => best = PROVEN_DRAW,
+            PROVEN_LOSS => {}
+            _ => complete = false,
+        }
+    }
+    if complete {
+        node.proof.store(best, Ordering::Release);
+    }
+    complete
+}
