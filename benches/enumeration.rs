@@ -1,11 +1,11 @@
-//! Whole-turn enumeration speed, for issue 9 section 4: counting the
-//! distinct turns of the reference engine's benchmark positions A and B
-//! (27,635 and 33,332 turns under the `cli` rules) and of the real-game
-//! position with the most turns (433,824, game 1016 turn 78 of
-//! `../shared/perft/dev.tsv`), and the search of an in-check position whose
-//! root classifies every turn exactly (game 33544 turn 47, 56,625 turns:
-//! the in-check fallback, where each turn's result is also given to the
-//! win-in-1 solver).
+//! Whole-turn enumeration speed: counting the distinct turns of the
+//! reference engine's benchmark positions A and B (27,635 and 33,332 turns
+//! under the `cli` rules) and of the real-game position with the most turns
+//! (433,824, game 1016 turn 78 of `../shared/perft/dev.tsv`), and the search
+//! of an in-check position whose root classifies every turn exactly (game
+//! 33544 turn 47, 56,625 turns: the in-check fallback, where each turn's
+//! result is also given to the win-in-1 solver). The figures are in
+//! benches/README.md.
 //!
 //! Run with `cargo bench --bench enumeration`; each count is asserted
 //! before it is timed.

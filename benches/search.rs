@@ -1,8 +1,8 @@
 //! Search speed: iterations ("nodes") per second of the tree search on one
 //! thread in a middle-game position (target: at least 300,000), the same
-//! with two threads (target: at least 1.8 times as many), the two
-//! per-node costs, the win-in-1 solver and the static evaluation, and the
-//! exact two-turn check on the suite positions. Memory per node is printed
+//! with two threads (target: at least 1.8 times as many), the per-node
+//! costs (the win-in-1 solver, the threat test and the static evaluation),
+//! and the exact two-turn check on the suite positions. Memory per node is printed
 //! once, since criterion only measures time.
 //!
 //! Run with `cargo bench --bench search`; the throughput lines read as nodes
@@ -132,9 +132,9 @@ fn solver_and_eval_speed(criterion: &mut Criterion) {
     group.finish();
 }
 
-/// The two-turn suite (issue 8 §3), each position as it stands after a
-/// pass: there the opponent can force a win in two, which is what the
-/// root's checks must find before they can look for a defence.
+/// The two-turn suite, each position as it stands after a pass: there the
+/// opponent can force a win in two, which is what the root's checks must
+/// find before they can look for a defence.
 fn two_turn_passes() -> Vec<Position> {
     let rules = Rules::STANDARD;
     parse_positions(include_str!("../positions/tactics/two_turn.txt"))
@@ -150,8 +150,7 @@ fn two_turn_passes() -> Vec<Position> {
 /// The exact two-turn check from scratch (a new checker, nothing
 /// remembered) on every suite position after a pass: the time the check
 /// of a turn that loses takes in the search at most, and the figure that
-/// has to fall for the suite to be solved at 100 ms a turn (in session 32
-/// these took 0 to 125 ms each, about 1 s in all).
+/// has to fall for the suite to be solved at 100 ms a turn.
 fn two_turn_check_speed(criterion: &mut Criterion) {
     let rules = Rules::STANDARD;
     let positions = two_turn_passes();

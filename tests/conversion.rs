@@ -1,13 +1,13 @@
-//! The conversion suite (issue 8 §3): from each position of
-//! `positions/tactics/conversion.txt`, where the side to move is far ahead,
-//! the tree search (one thread, a node limit, so the result is the same on
-//! every run) plays the greedy player for at most 40 turns, with the
-//! automatic repetition draw at three occurrences. A search that cannot
-//! convert draws these games by repetition or runs out of turns.
+//! The conversion suite: from each position of
+//! `positions/tactics/conversion.txt`, where the side to move is far ahead, the
+//! tree search (one thread, a node limit, so the result is the same on every
+//! run) plays the greedy player for at most 40 turns, with the automatic
+//! repetition draw at three occurrences. A search that cannot convert draws
+//! these games by repetition or runs out of turns.
 //!
 //! The engine wins all 31 at 10,000 nodes with the built-in network
-//! `distilled-1` (the default; the earlier network `gen-2` left 2) and with
-//! the hand evaluation (at 2,000 nodes it leaves 3 unconverted).
+//! `distilled-1` (the default) and with the hand evaluation (at 2,000 nodes
+//! it leaves 3 unconverted).
 //! CONVERSION_EVAL=hand or =learned chooses the evaluation (of both
 //! players: the greedy one ranks its turns by it too).
 

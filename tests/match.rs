@@ -233,8 +233,8 @@ fn bad_match_arguments_are_errors() {
     assert!(text(&output).is_empty(), "{}", text(&output));
 }
 
-/// Issue 9: an engine's stderr explains a failed handshake (a bad `arg=`
-/// used to show only "failed its handshake").
+/// An engine's stderr explains a failed handshake: a bad `arg=` shows the
+/// engine's own usage error, not only "failed its handshake".
 #[test]
 fn a_refused_engine_argument_is_explained_by_its_stderr() {
     let output = supernova(&[
@@ -256,7 +256,7 @@ fn a_refused_engine_argument_is_explained_by_its_stderr() {
     );
 }
 
-/// Issue 9: a "Started game N" line as each game starts, a protocol log
+/// A "Started game N" line as each game starts, a protocol log
 /// per engine and game, and each played turn's score, depth and time in
 /// the records, as cutechess-cli writes them in PGN comments.
 #[test]

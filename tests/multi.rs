@@ -1,9 +1,9 @@
-//! Multi-player Homeworlds (issue 10): the 47 real three- and four-player
-//! SDG records replayed end to end through the binary, the victory
-//! conditions and resignations on small inline games, a seeded random
-//! playout over thousands of 3-to-6-player games (piece conservation, hash
-//! and notation round trips, SDG records written and read back), and the
-//! two-player case checked against the two-player position.
+//! Multi-player Homeworlds: the 47 real three- and four-player SDG records
+//! replayed end to end through the binary, the victory conditions and
+//! resignations on small inline games, a seeded random playout over thousands
+//! of 3-to-6-player games (piece conservation, hash and notation round trips,
+//! SDG records written and read back), and the two-player case checked against
+//! the two-player position.
 
 mod common;
 

@@ -1,11 +1,10 @@
-//! The protocol's multi-player extension and `supernova match` with three
-//! to six engines (issue 10, section 5), end to end through the binary:
-//! a session takes `Players`, `Victory` and `Alignment`, reads multi-player
-//! positions and turns, answers `go` with a legal turn and the result with
-//! one score per seat, refuses bad input without changing its state, and
-//! goes back to the two-player game; a match of three engines rotates the
-//! seats, prints the per-seat table, survives a crashing engine and writes
-//! records that replay.
+//! The protocol's multi-player extension and `supernova match` with three to
+//! six engines, end to end through the binary: a session takes `Players`,
+//! `Victory` and `Alignment`, reads multi-player positions and turns, answers
+//! `go` with a legal turn and the result with one score per seat, refuses bad
+//! input without changing its state, and goes back to the two-player game; a
+//! match of three engines rotates the seats, prints the per-seat table,
+//! survives a crashing engine and writes records that replay.
 
 mod common;
 
@@ -339,8 +338,8 @@ fn the_same_position_again_in_a_game_gets_a_turn_that_leads_somewhere_new() {
 fn a_good_versus_evil_match_of_four_engines_plays_without_forfeits() {
     // Each engine is told its own alignment and sees only the revealed
     // Evil seats; the referee's names must stay the engines' names after
-    // systems fade (an earlier build forfeited engines for discoveries
-    // named after a faded system).
+    // systems fade (otherwise a discovery named after a faded system could
+    // be judged illegal and its engine forfeited).
     let output = supernova(&[
         "match",
         "--engine",

@@ -1,6 +1,6 @@
-//! The multi-player max-n search and `supernova multi-match` (issue 10,
-//! section 4): the search takes a win in one, and a three-player match
-//! runs end to end and writes records that `supernova replay` accepts.
+//! The multi-player max-n search and `supernova multi-match`: the search takes
+//! a win in one, and a three-player match runs end to end and writes records
+//! that `supernova replay` accepts.
 
 mod common;
 

@@ -1,9 +1,9 @@
 //! The openings of `supernova match` and the setup book, against the SDG
-//! records they come from (issue 8, §4): positions/openings.txt is exactly
-//! what `supernova openings` prints from ../shared/sdg, the book's table is
-//! exactly what the records give, no opening leaves a side without yellow
-//! and blue, and the book never chooses such a home, for either side and
-//! against every possible opponent setup.
+//! records they come from: positions/openings.txt is exactly what `supernova
+//! openings` prints from ../shared/sdg, the book's table is exactly what the
+//! records give, no opening leaves a side without yellow and blue, and the book
+//! never chooses such a home, for either side and against every possible
+//! opponent setup.
 
 mod common;
 

@@ -631,7 +631,7 @@ fn has_bestmove(lines: &[String]) -> bool {
     lines.iter().any(|line| line.starts_with("bestmove"))
 }
 
-/// Issue 9: `go infinite` never answers before `stop`, also where the
+/// `go infinite` never answers before `stop`, also where the
 /// answer is settled at once: the setup book at the start, a proven win
 /// (a win in one), and positions with one sensible turn (a mover's only
 /// other turn, a sacrifice, eliminates it; the only turn that avoids an

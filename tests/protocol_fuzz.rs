@@ -18,7 +18,7 @@
 //!   that), every `go` is stopped at once unless it has a small node limit,
 //!   and reading a `position` is linear. A generous watchdog per input
 //!   (far above the slowest input, far below the minute a quadratic
-//!   `position` took before issue 7) turns a regression into a failure
+//!   reading of `position` would take) turns a regression into a failure
 //!   rather than a hang.
 //!
 //! The default run is short (a few seconds). A long run, by hand:

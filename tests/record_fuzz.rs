@@ -9,8 +9,8 @@
 //! Each input finishes in bounded work: inputs are at most a little over
 //! [`MAX_RECORD_BYTES`] (the reader refuses larger texts and lines longer
 //! than [`MAX_LINE_BYTES`] before any other work), and reading and replaying
-//! are linear in the input. Some inputs are the shapes that were quadratic
-//! before issue 7 (thousands of spare words on one turn line), so a
+//! are linear in the input. Some inputs are the shapes a quadratic reader
+//! would choke on (thousands of spare words on one turn line), so a
 //! regression makes this test slow rather than wrong; nothing here measures
 //! time.
 //!

@@ -677,7 +677,7 @@ fn replay_of_the_archive_rejects_exactly_the_listed_games() {
         listed_rejects(),
         "positions/sdg-rejects.md is out of date"
     );
-    // Every record SDG accepted replays, setup passes included (issue 7):
+    // Every record SDG accepted replays, setup passes included:
     // only SDG's real bugs are rejected, and every game decided on the
     // board names the record's winner (checked line by line above).
     assert!(
@@ -796,8 +796,8 @@ fn show_prints_the_position_before_a_turn() {
 }
 
 /// `annotate` prints each played turn with the names the record gave its
-/// discoveries, not the default names (issue 7 §7: game 1008's `Clampett`
-/// was printed as `Delos`).
+/// discoveries, not the default names (game 1008's `Clampett` is not
+/// printed as `Delos`).
 #[test]
 fn annotate_prints_the_records_discovery_names() {
     let record = with_turn(5, "Discover R3 Alice B3 Vega");
@@ -822,7 +822,7 @@ fn annotate_prints_the_records_discovery_names() {
 
 /// A record that breaks the default (standard) rules only where
 /// SuperDuperGames allowed more says so, and suggests `--rules sdg`
-/// (issue 7 §7: game 632's small starting ship).
+/// (game 632's small starting ship).
 #[test]
 fn records_that_need_the_sdg_rules_say_so() {
     let good = temporary_file("sdg-needs-rules.raw", SHORT_GAME);

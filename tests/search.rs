@@ -379,7 +379,7 @@ fn a_tiny_tree_recycles_and_the_search_still_finishes() {
         assert!(result.info.recycles >= 1, "{threads} threads: no recycle");
         // One thread recycles before the tree is full. With two, the helper
         // can fill the last nodes between two of the leading thread's looks
-        // and the node limit can come right then (once in a CI run).
+        // and the node limit can come right then.
         if threads == 1 {
             assert!(result.info.hash_full < 1000, "{}", result.info.hash_full);
         }
@@ -480,8 +480,8 @@ fn quick_start_position() -> Position {
 #[test]
 fn a_node_limit_is_searched_in_full() {
     // Early stopping belongs to clock-managed searches: under a node limit
-    // the search runs exactly that many iterations with one thread (here it
-    // once stopped at 1,344 of 2,000 when the choice looked settled).
+    // the search runs exactly that many iterations with one thread, even
+    // when the choice looks settled.
     for root in [quick_start_position(), bench_positions()[5]] {
         let result = search(&root, options(PlayerKind::Mcts), 2_000);
         assert_eq!(result.decision, Decision::Search);
@@ -513,7 +513,7 @@ fn phase_times_count_every_iteration_only_when_built_to() {
 #[test]
 fn a_movetime_is_searched_in_full() {
     // UCI's movetime is "search exactly this long": no early stop when the
-    // choice looks clear (it once stopped at about 60% of the time).
+    // choice looks clear.
     let root = quick_start_position();
     let movetime = Duration::from_millis(300);
     let stop = AtomicBool::new(false);
@@ -746,7 +746,8 @@ fn run_with_input(input: &str) -> String {
 #[test]
 fn quit_or_stop_right_after_go_still_answers_a_real_turn() {
     // The README's quick start: `quit` arrives before the search has done
-    // any work. It used to answer `bestmove pass`, throwing the turn away.
+    // any work, and the answer must still be a real turn, not `bestmove
+    // pass`, which would throw the turn away.
     let setup = "hwi\nposition startpos moves home.r1.b3.g3 home.y2.b1.g3\n";
     for _ in 0..3 {
         for ending in ["go nodes 2000\nquit\n", "go infinite\nstop\nquit\n"] {

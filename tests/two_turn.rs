@@ -1,6 +1,6 @@
-//! Two-turn threats (issue 8 §3): the suite `positions/tactics/two_turn.txt`
-//! of real positions in which the side to move faces an opponent plan that
-//! needs one preparatory turn, and has a defence.
+//! Two-turn threats: the suite `positions/tactics/two_turn.txt` of real
+//! positions in which the side to move faces an opponent plan that needs one
+//! preparatory turn, and has a defence.
 //!
 //! The normal tests check the exact checker on hand-made positions and that
 //! the engine, at a node limit, answers every suite position with a defence

@@ -1,6 +1,7 @@
 #!/bin/bash
-# A long `go infinite` over the protocol, for the analysis logs of README
-# ("Long analysis"): benchmark position B, the default Hash unless given.
+# A long `go infinite` over the protocol, for the analysis figures of
+# benches/README.md ("Long analysis"): benchmark position B, the default
+# Hash unless given.
 # usage: benches/scripts/analysis.sh [ENGINE] [SECONDS] [THREADS] [HASH_MB] > analysis.log
 # then:  python3 benches/scripts/summarize.py analysis.log
 ENGINE=${1:-target/release/supernova}

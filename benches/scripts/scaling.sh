@@ -1,5 +1,5 @@
 #!/bin/bash
-# Thread scaling, for README ("Threads"): `supernova bench` at 1, 2, 4, 8
+# Thread scaling, for benches/README.md ("Thread scaling"): `supernova bench` at 1, 2, 4, 8
 # and 16 threads (or those given), three runs each at the default 20,000
 # nodes a position and two at 200,000 with --hash 256; prints nodes per
 # second, one line a run. Take the median of each thread count's runs.
