@@ -12,7 +12,7 @@
 //!
 //! # Files
 //! `options.rs` and `report.rs` hold the public types; `searcher.rs` the
-//! [`Searcher`]; `root.rs` the exact root checks and `threats.rs` the
+//! [`Searcher`]; `root.rs` the exact root checks and `threats/` the
 //! two-turn ones; `run.rs` the worker threads; `mcts/` and `tree/` the tree
 //! itself; `extract.rs` and `info.rs` read turns and reports out of it;
 //! `time.rs` decides when to stop; `eval.rs`, `priors.rs`, `facts.rs` and

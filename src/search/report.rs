@@ -90,7 +90,7 @@ pub enum Decision {
     /// the opponent win at once, since a `movetime` or a clock must hold.
     NoSafeTurnFound,
     /// The search's choice let the opponent force a win within two of its
-    /// turns (see `threats.rs`); this turn, proven not to, replaces it.
+    /// turns (see `search::threats`); this turn, proven not to, replaces it.
     TwoTurnDefence,
     /// The search's choice was proven to let the opponent force a win
     /// within two turns (or a known plan of the opponent still threatened

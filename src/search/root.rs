@@ -27,7 +27,7 @@
 //!    forced win in two (a turn after which every reply leaves a win at
 //!    once) and plays it at once: far ahead, every leaf looks won, and the
 //!    tree alone can shuffle until the turn limit.
-//! 4. During the search the two-turn checker (`threats.rs`) looks at the
+//! 4. During the search the two-turn checker (`search::threats`) looks at the
 //!    tree's best turn for opponent plans that need one preparatory turn
 //!    (a sacrifice-move catastrophe gathered at a home, a Bluebird, a
 //!    Sitting Duck); a refuted turn becomes a proven loss in the tree, so

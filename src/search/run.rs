@@ -25,7 +25,7 @@
 //!
 //! The same gate stops the helpers while the tree's table grows, and while
 //! the root's defence search under a two-turn threat runs on as many
-//! threads as the search has (`threats.rs`, [`Crew`]).
+//! threads as the search has (`threats/crew.rs`, [`Crew`]).
 //!
 //! # Threads
 //! The calling thread is the leading worker, so the helpers' pool has one

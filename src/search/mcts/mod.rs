@@ -27,7 +27,7 @@
 //!
 //! # The root's checks
 //! The tree does not stand alone: the root's exact checks (`root.rs`,
-//! `threats.rs`) steer it. In check, the actions of the root's turn are
+//! `threats/`) steer it. In check, the actions of the root's turn are
 //! restricted to the safe turns ([`Shared::root_filter`] holds the
 //! positions they pass through, and expansion lists only the actions that
 //! lead to one of them). A turn the two-turn check refutes during the

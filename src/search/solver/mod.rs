@@ -41,7 +41,7 @@
 //!   wins at once after a pass) every turn is classified by whether the
 //!   opponent then still wins at once, tens of thousands of calls in a
 //!   big position.
-//! - The two-turn checker (`threats.rs`): proving an opponent's plan asks
+//! - The two-turn checker (`search::threats`): proving an opponent's plan asks
 //!   after every reply of the defender whether the attacker still wins at
 //!   once, tens of thousands of calls a proof, nearly all of them with the
 //!   same answer by the same winning turn.
