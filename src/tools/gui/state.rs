@@ -13,6 +13,8 @@
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use serde::{Deserialize, Serialize};
+
 use super::engine::{EngineCommand, EngineEvent, EngineLink};
 use super::game::Game;
 use crate::notation::turn::Style;
@@ -24,8 +26,10 @@ use crate::rules::{Player, Rules};
 /// counts as hung.
 const HANG_MARGIN: Duration = Duration::from_secs(10);
 
-/// What the page is used for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What the page is used for. In requests and replies it is its
+/// [`Mode::word`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Mode {
     /// A person plays one side, engine 1 the other.
     Play,
@@ -47,17 +51,13 @@ impl Mode {
             Mode::Review => "review",
         }
     }
-
-    /// Reads a mode word.
-    pub fn parse(word: &str) -> Option<Mode> {
-        [Mode::Play, Mode::Watch, Mode::Analyse, Mode::Review]
-            .into_iter()
-            .find(|mode| mode.word() == word)
-    }
 }
 
-/// How long an engine thinks about a turn it plays.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How long an engine thinks about a turn it plays. The page asks for one
+/// as `{"movetime": MS}`, `{"nodes": N}` or `{"clock": {"initial": MS,
+/// "increment": MS}}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "lowercase")]
 pub enum TimeControl {
     /// Milliseconds per turn.
     Movetime(u64),
@@ -127,8 +127,8 @@ pub struct SearchTag {
     pub multipv: u32,
 }
 
-/// One candidate line of the latest search, for the page.
-#[derive(Clone, Debug, Default)]
+/// One candidate line of the latest search, sent to the page as it is.
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct Line {
     /// The rank (1 = best).
     pub rank: u64,
