@@ -1,6 +1,6 @@
 //! `supernova gui` end to end in a real browser: headless Chromium driven
-//! over chromedriver's W3C WebDriver HTTP API (a small JSON-over-HTTP client
-//! on std::net, below). The page is loaded; a short game is played against
+//! over chromedriver's W3C WebDriver HTTP API (a small HTTP client on
+//! std::net, below, with serde_json for the JSON). The page is loaded; a short game is played against
 //! the engine by clicking pieces (a setup and a build) and by typing turns
 //! (an illegal one, which the page explains, then a legal one), and taken
 //! back; a game is played to its end by clicking (from a position set up
@@ -10,6 +10,11 @@
 //! record from ../shared/sdg is uploaded and stepped through with the
 //! keyboard; two engines play each other. A screenshot of each step goes
 //! to target/gui-screenshots/.
+//!
+//! The GUI's own API is checked beside the page: its answers are read as
+//! JSON values by field, what the game refuses is explained, and a request
+//! that is not its command's JSON object is refused without any change to
+//! the state.
 //!
 //! Without `chromium` and `chromedriver` on PATH the test is skipped with a
 //! message, unless CI=true, where it fails (.ci/run installs them).
