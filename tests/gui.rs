@@ -1,6 +1,6 @@
 //! `supernova gui` end to end in a real browser: headless Chromium driven
-//! over chromedriver's W3C WebDriver HTTP API (a small JSON-over-HTTP client
-//! on std::net, below). The page is loaded; a short game is played against
+//! over chromedriver's W3C WebDriver HTTP API (a small HTTP client on
+//! std::net, below, with serde_json for the JSON). The page is loaded; a short game is played against
 //! the engine by clicking pieces (a setup and a build) and by typing turns
 //! (an illegal one, which the page explains, then a legal one), and taken
 //! back; a game is played to its end by clicking (from a position set up
@@ -11,6 +11,11 @@
 //! keyboard; two engines play each other. A screenshot of each step goes
 //! to target/gui-screenshots/.
 //!
+//! The GUI's own API is checked beside the page: its answers are read as
+//! JSON values by field, what the game refuses is explained, and a request
+//! that is not its command's JSON object is refused without any change to
+//! the state.
+//!
 //! Without `chromium` and `chromedriver` on PATH the test is skipped with a
 //! message, unless CI=true, where it fails (.ci/run installs them).
 
@@ -19,6 +24,8 @@ use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
 
 /// How long any one wait may take before the test fails: generous, since
 /// the machine may be shared; the waits end as soon as the page is ready.
@@ -96,48 +103,18 @@ fn http(port: u16, method: &str, path: &str, body: &str) -> std::io::Result<(u16
     Ok((status, String::from_utf8_lossy(&bytes).into_owned()))
 }
 
-/// A JSON string literal.
-fn quote(text: &str) -> String {
-    let mut out = String::from("\"");
-    for character in text.chars() {
-        match character {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            character if (character as u32) < 0x20 => {
-                out.push_str(&format!("\\u{:04x}", character as u32))
-            }
-            character => out.push(character),
-        }
-    }
-    out.push('"');
-    out
+/// A JSON text read as a value; a test fails on one that is not JSON.
+fn parse(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|error| panic!("not JSON ({error}): {text}"))
 }
 
-/// The string value of the first `"field":"..."` in a JSON text, decoded.
-fn string_field(json: &str, field: &str) -> Option<String> {
-    let start = json.find(&format!("\"{field}\":\""))? + field.len() + 4;
-    let mut out = String::new();
-    let mut characters = json[start..].chars();
-    while let Some(character) = characters.next() {
-        match character {
-            '"' => return Some(out),
-            '\\' => match characters.next()? {
-                'n' => out.push('\n'),
-                't' => out.push('\t'),
-                'r' => out.push('\r'),
-                'b' | 'f' => {}
-                'u' => {
-                    let hex: String = characters.by_ref().take(4).collect();
-                    let code = u32::from_str_radix(&hex, 16).ok()?;
-                    out.push(char::from_u32(code).unwrap_or('?'));
-                }
-                other => out.push(other),
-            },
-            character => out.push(character),
-        }
-    }
-    None
+/// The string at `pointer` (`/value/sessionId`) in a JSON value.
+fn text_at(value: &Value, pointer: &str) -> String {
+    value
+        .pointer(pointer)
+        .and_then(Value::as_str)
+        .unwrap_or_else(|| panic!("no string at {pointer}: {value}"))
+        .to_string()
 }
 
 fn base64_decode(text: &str) -> Vec<u8> {
@@ -172,23 +149,32 @@ struct Browser {
 }
 
 impl Browser {
-    fn call(&self, method: &str, path: &str, body: &str) -> String {
+    /// One WebDriver command of this session; its answer.
+    fn call(&self, method: &str, path: &str, body: Value) -> Value {
         let path = format!("/session/{}{path}", self.session);
-        let (status, answer) = http(self.port, method, &path, body)
+        let body = if body.is_null() {
+            String::new()
+        } else {
+            body.to_string()
+        };
+        let (status, answer) = http(self.port, method, &path, &body)
             .unwrap_or_else(|error| panic!("webdriver {method} {path}: {error}"));
         assert_eq!(status, 200, "webdriver {method} {path} {body}: {answer}");
-        answer
+        parse(&answer)
     }
 
     fn open(&self, url: &str) {
-        self.call("POST", "/url", &format!("{{\"url\":{}}}", quote(url)));
+        self.call("POST", "/url", json!({ "url": url }));
     }
 
     /// Runs a script that returns a string.
     fn script(&self, script: &str) -> String {
-        let body = format!("{{\"script\":{},\"args\":[]}}", quote(script));
-        let answer = self.call("POST", "/execute/sync", &body);
-        string_field(&answer, "value").unwrap_or_default()
+        let answer = self.call(
+            "POST",
+            "/execute/sync",
+            json!({ "script": script, "args": [] }),
+        );
+        answer["value"].as_str().unwrap_or_default().to_string()
     }
 
     /// Waits until `script` returns "yes"; fails with `what` and the page's
@@ -209,18 +195,17 @@ impl Browser {
     }
 
     fn element(&self, selector: &str) -> String {
-        let body = format!(
-            "{{\"using\":\"css selector\",\"value\":{}}}",
-            quote(selector)
+        let answer = self.call(
+            "POST",
+            "/element",
+            json!({ "using": "css selector", "value": selector }),
         );
-        let answer = self.call("POST", "/element", &body);
-        string_field(&answer, ELEMENT_KEY)
-            .unwrap_or_else(|| panic!("no element {selector}: {answer}"))
+        text_at(&answer, &format!("/value/{ELEMENT_KEY}"))
     }
 
     fn click(&self, selector: &str) {
         let id = self.element(selector);
-        self.call("POST", &format!("/element/{id}/click"), "{}");
+        self.call("POST", &format!("/element/{id}/click"), json!({}));
     }
 
     /// Clicks a board element once the page offers it (it glows).
@@ -235,25 +220,27 @@ impl Browser {
 
     fn type_into(&self, selector: &str, text: &str) {
         let id = self.element(selector);
-        self.call("POST", &format!("/element/{id}/clear"), "{}");
+        self.call("POST", &format!("/element/{id}/clear"), json!({}));
         self.call(
             "POST",
             &format!("/element/{id}/value"),
-            &format!("{{\"text\":{}}}", quote(text)),
+            json!({ "text": text }),
         );
     }
 
     fn press(&self, key: char) {
-        let key = quote(&key.to_string());
-        let body = format!(
-            "{{\"actions\":[{{\"type\":\"key\",\"id\":\"keyboard\",\"actions\":[{{\"type\":\"keyDown\",\"value\":{key}}},{{\"type\":\"keyUp\",\"value\":{key}}}]}}]}}"
-        );
-        self.call("POST", "/actions", &body);
+        let key = key.to_string();
+        let keys = [
+            json!({ "type": "keyDown", "value": key }),
+            json!({ "type": "keyUp", "value": key }),
+        ];
+        let actions = json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": keys }] });
+        self.call("POST", "/actions", actions);
     }
 
     fn screenshot(&self, name: &str) {
-        let answer = self.call("GET", "/screenshot", "");
-        let png = base64_decode(&string_field(&answer, "value").unwrap_or_default());
+        let answer = self.call("GET", "/screenshot", Value::Null);
+        let png = base64_decode(&text_at(&answer, "/value"));
         assert!(png.starts_with(b"\x89PNG"), "the screenshot is not a PNG");
         let path = self.screenshots.join(format!("{name}.png"));
         std::fs::write(&path, png).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
@@ -311,51 +298,8 @@ fn the_page_plays_analyses_and_reviews_in_a_browser() {
         record.is_some() || !in_ci,
         "CI=true but ../shared/sdg/1048.raw is missing"
     );
-    let screenshots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/gui-screenshots");
-    std::fs::create_dir_all(&screenshots).unwrap();
-
-    // The GUI on a free port; it prints its address first.
-    let mut gui = Command::new(env!("CARGO_BIN_EXE_supernova"))
-        .args(["gui", "--port", "0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("supernova gui starts");
-    let stdout = gui.stdout.take().unwrap();
-    let _gui = Guard(gui);
-    let mut first_line = String::new();
-    BufReader::new(stdout).read_line(&mut first_line).unwrap();
-    let address = first_line
-        .trim()
-        .strip_prefix("Supernova GUI: ")
-        .unwrap_or_else(|| panic!("expected the address, got {first_line:?}"))
-        .to_string();
-
-    let driver_port = free_port();
-    let driver = Command::new(&chromedriver)
-        .arg(format!("--port={driver_port}"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("chromedriver starts");
-    let _driver = Guard(driver);
-    let deadline = Instant::now() + WAIT;
-    while !matches!(http(driver_port, "GET", "/status", ""), Ok((200, body)) if body.contains("\"ready\":true"))
-    {
-        assert!(Instant::now() < deadline, "chromedriver did not start");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let capabilities = format!(
-        "{{\"capabilities\":{{\"alwaysMatch\":{{\"browserName\":\"chrome\",\"goog:chromeOptions\":{{\"binary\":{},\"args\":[\"--headless=new\",\"--no-sandbox\",\"--disable-gpu\",\"--disable-dev-shm-usage\",\"--window-size=1400,1000\"]}}}}}}}}",
-        quote(&chromium.display().to_string())
-    );
-    let (status, answer) = http(driver_port, "POST", "/session", &capabilities).unwrap();
-    assert_eq!(status, 200, "new session: {answer}");
-    let browser = Browser {
-        port: driver_port,
-        session: string_field(&answer, "sessionId").expect("a session id"),
-        screenshots,
-    };
+    let (_gui, address, _) = start_gui(&[]);
+    let (_driver, browser) = start_browser(&chromium, &chromedriver);
 
     // The page loads and shows the empty start.
     browser.open(&address);
@@ -364,7 +308,62 @@ fn the_page_plays_analyses_and_reviews_in_a_browser() {
         "return document.getElementById('status').textContent.includes('turn 1') ? 'yes' : 'no'",
     );
     browser.screenshot("01-loaded");
+    play_by_clicking_and_typing(&browser);
+    play_to_the_end(&browser);
+    analyse(&browser);
+    match record {
+        Some(record) => review(&browser, &record),
+        None => eprintln!("skipping the review step: ../shared/sdg/1048.raw is missing"),
+    }
+    watch(&browser);
+}
 
+/// Starts chromedriver on a free port and a headless Chromium session in
+/// it, whose screenshots go to target/gui-screenshots/.
+fn start_browser(chromium: &Path, chromedriver: &Path) -> (Guard, Browser) {
+    let screenshots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/gui-screenshots");
+    std::fs::create_dir_all(&screenshots).unwrap();
+    let driver_port = free_port();
+    let driver = Command::new(chromedriver)
+        .arg(format!("--port={driver_port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("chromedriver starts");
+    let driver = Guard(driver);
+    let deadline = Instant::now() + WAIT;
+    let ready =
+        |body: &str| serde_json::from_str::<Value>(body).is_ok_and(|v| v["value"]["ready"] == true);
+    while !matches!(http(driver_port, "GET", "/status", ""), Ok((200, body)) if ready(&body)) {
+        assert!(Instant::now() < deadline, "chromedriver did not start");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let arguments = [
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--window-size=1400,1000",
+    ];
+    let capabilities = json!({ "capabilities": { "alwaysMatch": {
+        "browserName": "chrome",
+        "goog:chromeOptions": { "binary": chromium.display().to_string(), "args": arguments },
+    } } });
+    let (status, answer) =
+        http(driver_port, "POST", "/session", &capabilities.to_string()).unwrap();
+    assert_eq!(status, 200, "new session: {answer}");
+    let browser = Browser {
+        port: driver_port,
+        session: text_at(&parse(&answer), "/value/sessionId"),
+        screenshots,
+    };
+    (driver, browser)
+}
+
+/// Play against the engine by clicking (a setup and a build) and by typing
+/// (an illegal turn, which the page explains, then a legal one); choose a
+/// ship and let go of it; take back a turn.
+fn play_by_clicking_and_typing(browser: &Browser) {
     // Play against the engine: a new game, quick engine turns.
     browser.script("document.getElementById('time').value = 'nodes=300'; return 'set'");
     browser.click("#new-game");
@@ -386,7 +385,7 @@ fn the_page_plays_analyses_and_reviews_in_a_browser() {
     browser.screenshot("02-setup-clicked");
 
     // A build by clicking: the bank piece, then the home.
-    let (token, _) = first_action(&browser, "Build");
+    let (token, _) = first_action(browser, "Build");
     let words: Vec<&str> = token.split('.').collect();
     browser.click_choosable(&format!("bank:{}", words[1]));
     browser.click_choosable(&format!("sys:{}", words[2]));
@@ -409,7 +408,7 @@ fn the_page_plays_analyses_and_reviews_in_a_browser() {
     browser.screenshot("04-illegal-typed");
 
     // A legal typed turn, in SDG form.
-    let (_, text) = first_action(&browser, "Trade");
+    let (_, text) = first_action(browser, "Trade");
     browser.type_into("#turn-text", &text);
     browser.click("#play-typed");
     browser.wait_for(
@@ -442,7 +441,10 @@ fn the_page_plays_analyses_and_reviews_in_a_browser() {
         "the undo",
         "return document.getElementById('status').dataset.length == 4 ? 'yes' : 'no'",
     );
+}
 
+/// Play a game to its end by clicking: a capture that eliminates the engine.
+fn play_to_the_end(browser: &Browser) {
     // Play a game to its end by clicking: set up from HWPN a position where
     // the person (player 0) has a large red ship at player 1's home, beside
     // player 1's only ship, a small green one; clicking that ship captures it
@@ -499,7 +501,11 @@ fn the_page_plays_analyses_and_reviews_in_a_browser() {
         .script("return document.getElementById('resign').disabled ? 'yes' : 'no'")
         .eq("yes"));
     browser.screenshot("07-game-won");
+}
 
+/// Analyse a set-up position until the evaluation bar shows the engine's
+/// value.
+fn analyse(browser: &Browser) {
     // Analyse a position set up from HWPN: player 0 has more ships, but no
     // win the search proves within seconds (the analysis must keep growing).
     browser.click("[data-mode=\"analyse\"]");
@@ -523,43 +529,45 @@ fn the_page_plays_analyses_and_reviews_in_a_browser() {
     assert!(lines.contains("P0 "), "{lines}");
     browser.screenshot("08-analysis");
     browser.click("#analyse");
+}
 
-    // Review an SDG record: upload it, step with the keyboard.
-    if let Some(record) = record {
-        let id = browser.element("#record-file");
-        browser.call(
-            "POST",
-            &format!("/element/{id}/value"),
-            &format!("{{\"text\":{}}}", quote(&record.display().to_string())),
-        );
-        browser.wait_for(
-            "the record",
-            "return document.getElementById('status').textContent.startsWith('review') && Number(document.getElementById('status').dataset.length) > 10 ? 'yes' : 'no'",
-        );
-        browser.script("document.activeElement.blur(); return 'ok'");
-        for _ in 0..3 {
-            browser.press('\u{E014}');
-        }
-        browser.wait_for(
-            "three steps",
-            "return document.getElementById('status').dataset.ply == 3 ? 'yes' : 'no'",
-        );
-        browser.screenshot("09-review-turn-3");
-        browser.press('\u{E010}');
-        browser.wait_for(
-            "the last turn",
-            "const s = document.getElementById('status').dataset; return s.ply == s.length ? 'yes' : 'no'",
-        );
-        browser.click("#scan");
-        browser.wait_for(
-            "the evaluation graph",
-            "const line = document.querySelector('#graph polyline'); return line && line.getAttribute('points').split(' ').length == Number(document.getElementById('status').dataset.length) + 1 ? 'yes' : 'no'",
-        );
-        browser.screenshot("10-review-end-graph");
-    } else {
-        eprintln!("skipping the review step: ../shared/sdg/1048.raw is missing");
+/// Review an SDG record: upload it, step with the keyboard, and have the
+/// engine evaluate every position for the graph.
+fn review(browser: &Browser, record: &Path) {
+    let id = browser.element("#record-file");
+    browser.call(
+        "POST",
+        &format!("/element/{id}/value"),
+        json!({ "text": record.display().to_string() }),
+    );
+    browser.wait_for(
+        "the record",
+        "return document.getElementById('status').textContent.startsWith('review') && Number(document.getElementById('status').dataset.length) > 10 ? 'yes' : 'no'",
+    );
+    browser.script("document.activeElement.blur(); return 'ok'");
+    for _ in 0..3 {
+        browser.press('\u{E014}');
     }
+    browser.wait_for(
+        "three steps",
+        "return document.getElementById('status').dataset.ply == 3 ? 'yes' : 'no'",
+    );
+    browser.screenshot("09-review-turn-3");
+    browser.press('\u{E010}');
+    browser.wait_for(
+        "the last turn",
+        "const s = document.getElementById('status').dataset; return s.ply == s.length ? 'yes' : 'no'",
+    );
+    browser.click("#scan");
+    browser.wait_for(
+        "the evaluation graph",
+        "const line = document.querySelector('#graph polyline'); return line && line.getAttribute('points').split(' ').length == Number(document.getElementById('status').dataset.length) + 1 ? 'yes' : 'no'",
+    );
+    browser.screenshot("10-review-end-graph");
+}
 
+/// Watch two engines play each other.
+fn watch(browser: &Browser) {
     // Watch two engines play.
     browser.click("[data-mode=\"watch\"]");
     browser.click("#new-game");
@@ -571,8 +579,9 @@ fn the_page_plays_analyses_and_reviews_in_a_browser() {
 }
 
 /// Starts `supernova gui` on a free port with the given engine commands;
-/// returns the process and its port.
-fn start_gui(engines: &[&str]) -> (Guard, u16) {
+/// returns the process, the page's address (which it prints first) and its
+/// port.
+fn start_gui(engines: &[&str]) -> (Guard, String, u16) {
     let mut arguments = vec!["gui".to_string(), "--port".to_string(), "0".to_string()];
     for engine in engines {
         arguments.push("--engine".to_string());
@@ -588,25 +597,30 @@ fn start_gui(engines: &[&str]) -> (Guard, u16) {
     let guard = Guard(gui);
     let mut first_line = String::new();
     BufReader::new(stdout).read_line(&mut first_line).unwrap();
-    let port = first_line
+    let address = first_line
         .trim()
+        .strip_prefix("Supernova GUI: ")
+        .unwrap_or_else(|| panic!("expected the address, got {first_line:?}"))
+        .to_string();
+    let port = address
         .trim_end_matches('/')
         .rsplit(':')
         .next()
         .and_then(|port| port.parse().ok())
-        .unwrap_or_else(|| panic!("expected the address, got {first_line:?}"));
-    (guard, port)
+        .unwrap_or_else(|| panic!("expected a port in {address:?}"));
+    (guard, address, port)
 }
 
-/// The state's JSON once `accept` holds for it (the long poll answers at
-/// every change).
-fn state_when(port: u16, what: &str, accept: impl Fn(&str) -> bool) -> String {
+/// The state once `accept` holds for it (the long poll answers at every
+/// change).
+fn state_when(port: u16, what: &str, accept: impl Fn(&Value) -> bool) -> Value {
     let deadline = Instant::now() + WAIT;
     loop {
         let (status, body) = http(port, "GET", "/api/state", "").expect("the state");
         assert_eq!(status, 200);
-        if accept(&body) {
-            return body;
+        let state = parse(&body);
+        if accept(&state) {
+            return state;
         }
         assert!(
             Instant::now() < deadline,
@@ -616,16 +630,23 @@ fn state_when(port: u16, what: &str, accept: impl Fn(&str) -> bool) -> String {
     }
 }
 
+/// Posts a command to the GUI; its status and its answer.
+fn post(port: u16, path: &str, request: &Value) -> (u16, Value) {
+    let (status, body) = http(port, "POST", path, &request.to_string()).unwrap();
+    (status, parse(&body))
+}
+
 #[test]
 fn bad_input_gets_a_message_and_leaves_the_game_intact() {
-    let (_gui, port) = start_gui(&[]);
-    let (status, body) = http(port, "POST", "/api/turn", "home.r1.b3.g3").unwrap();
+    let (_gui, _, port) = start_gui(&[]);
+    let (status, body) = post(port, "/api/turn", &json!({ "turn": "home.r1.b3.g3" }));
     assert_eq!(status, 200, "{body}");
+    assert_eq!(body, json!({ "ok": true }));
     // The engine answers the setup.
-    let before = state_when(port, "the engine's setup", |body| {
-        body.contains("\"length\":2,") && body.contains("\"yourTurn\":true")
+    let before = state_when(port, "the engine's setup", |state| {
+        state["length"] == 2 && state["yourTurn"] == true
     });
-    let hwpn = string_field(&before, "hwpn").unwrap();
+    let hwpn = text_at(&before, "/board/hwpn");
     // The game saved as an SDG record replays under the rules.
     let (status, record) = http(port, "GET", "/api/record", "").unwrap();
     assert_eq!(status, 200, "{record}");
@@ -641,21 +662,95 @@ fn bad_input_gets_a_message_and_leaves_the_game_intact() {
         replayed.contains("1 legal, 0 illegal"),
         "{record}\n{replayed}"
     );
+    refusals_are_explained(port);
+    malformed_requests_change_nothing(port);
+    other_pages_and_broken_uploads_change_nothing(port);
+    let after = state_when(port, "the same game", |_| true);
+    assert_eq!(text_at(&after, "/board/hwpn"), hwpn);
+    assert_eq!(after["length"], 2, "{after}");
+}
+
+/// What the game refuses is explained, and told to the person.
+fn refusals_are_explained(port: u16) {
+    for (path, request, expected) in [
+        (
+            "/api/turn",
+            json!({ "turn": "build.r3.Home0" }),
+            "cannot be played",
+        ),
+        (
+            "/api/turn",
+            json!({ "turn": "fly me to the moon" }),
+            "cannot be played",
+        ),
+        ("/api/turn", json!({ "turn": "" }), "expected a turn"),
+        (
+            "/api/choices",
+            json!({ "actions": ["move.g9.Home0.Home1"] }),
+            "action 1",
+        ),
+        (
+            "/api/position",
+            json!({ "position": "r1b3:g3:/y2b1 7" }),
+            "bad position",
+        ),
+        (
+            "/api/load",
+            json!({ "record": "this is not a record" }),
+            "expected",
+        ),
+        ("/api/scan", json!({ "nodes": 0 }), "expected nodes"),
+        ("/api/new", json!({ "side": 2 }), "expected side"),
+        (
+            "/api/new",
+            json!({ "timeControl": { "movetime": 0 } }),
+            "expected a movetime",
+        ),
+    ] {
+        let (status, answer) = post(port, path, &request);
+        assert_eq!(status, 400, "{path} {request}: {answer}");
+        let message = text_at(&answer, "/error");
+        assert!(message.contains(expected), "{path} {request}: {message}");
+    }
+}
+
+/// A request that is not the command's JSON object changes nothing at all,
+/// not even the message: the state's version stays.
+fn malformed_requests_change_nothing(port: u16) {
+    let version = state_when(port, "the state", |_| true)["version"].clone();
     for (path, body, expected) in [
-        ("/api/turn", "build.r3.Home0", "cannot be played"),
-        ("/api/turn", "fly me to the moon", "cannot be played"),
-        ("/api/turn", "", "expected a turn"),
-        ("/api/choices", "move.g9.Home0.Home1", "action 1"),
-        ("/api/position", "r1b3:g3:/y2b1 7", "bad position"),
-        ("/api/load", "this is not a record", "expected"),
-        ("/api/goto", "", "expected ply"),
+        ("/api/turn", "build.g1.Home0", "bad request"),
+        ("/api/turn", "{\"turn\": ", "EOF while parsing"),
+        ("/api/turn", "{}", "missing field `turn`"),
+        ("/api/turn", "{\"turn\": 7}", "invalid type"),
+        ("/api/goto", "", "missing field `ply`"),
+        ("/api/goto", "{\"ply\": -1}", "invalid value"),
+        (
+            "/api/mode",
+            "{\"mode\": \"sleep\"}",
+            "unknown variant `sleep`",
+        ),
+        ("/api/undo", "{\"turns\": 2}", "unknown field `turns`"),
+        (
+            "/api/new",
+            "{\"timeControl\": {\"hours\": 1}}",
+            "unknown variant `hours`",
+        ),
+        ("/api/choices", "\"build.g1.Home0\"", "invalid type"),
         ("/api/nonsense", "", "no such command"),
     ] {
         let (status, answer) = http(port, "POST", path, body).unwrap();
         assert_eq!(status, 400, "{path} {body}: {answer}");
-        let message = string_field(&answer, "error").unwrap_or_default();
+        let message = text_at(&parse(&answer), "/error");
         assert!(message.contains(expected), "{path} {body}: {message}");
     }
+    let unchanged = state_when(port, "the same state", |_| true);
+    assert_eq!(unchanged["version"], version, "{unchanged}");
+}
+
+/// Another site's page, a huge upload and a dropped connection change
+/// nothing.
+fn other_pages_and_broken_uploads_change_nothing(port: u16) {
     // Another site's page may not change the game.
     let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
     write!(
@@ -670,18 +765,18 @@ fn bad_input_gets_a_message_and_leaves_the_game_intact() {
     let huge = "x".repeat(2 << 20);
     let (status, answer) = http(port, "POST", "/api/load", &huge).unwrap();
     assert_eq!(status, 413, "{answer}");
-    assert!(answer.contains("larger than"), "{answer}");
+    assert!(
+        text_at(&parse(&answer), "/error").contains("larger than"),
+        "{answer}"
+    );
     // A page that drops its connection mid-request changes nothing.
     let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
     write!(
         stream,
-        "POST /api/turn HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nbuild"
+        "POST /api/turn HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{{\"turn\": \"build"
     )
     .unwrap();
     drop(stream);
-    let after = state_when(port, "the same game", |_| true);
-    assert_eq!(string_field(&after, "hwpn").unwrap(), hwpn);
-    assert!(after.contains("\"length\":2,"), "{after}");
 }
 
 #[test]
@@ -692,22 +787,19 @@ fn an_engine_that_dies_pauses_the_game_with_a_message() {
         return;
     };
     let crasher = crasher.display().to_string();
-    let (_gui, port) = start_gui(&[&crasher]);
-    let (status, body) = http(port, "POST", "/api/turn", "home.r1.b3.g3").unwrap();
+    let (_gui, _, port) = start_gui(&[&crasher]);
+    let (status, body) = post(port, "/api/turn", &json!({ "turn": "home.r1.b3.g3" }));
     assert_eq!(status, 200, "{body}");
-    let state = state_when(port, "the crash report", |body| {
-        body.contains("\"paused\":true")
-    });
-    let message = string_field(&state, "message").unwrap();
+    let state = state_when(port, "the crash report", |state| state["paused"] == true);
+    let message = text_at(&state, "/message");
     assert!(message.contains("engine 1"), "{message}");
     assert!(message.contains("the game is kept"), "{message}");
-    assert!(state.contains("\"length\":1,"), "{state}");
+    assert_eq!(state["length"], 1, "{state}");
+    assert_eq!(state["messageIsError"], true, "{state}");
     // Resuming restarts the engine, which dies again: still a message, no panic.
-    let (status, _) = http(port, "POST", "/api/resume", "").unwrap();
+    let (status, _) = post(port, "/api/resume", &json!({}));
     assert_eq!(status, 200);
-    state_when(port, "the second crash", |body| {
-        body.contains("\"paused\":true")
-    });
+    state_when(port, "the second crash", |state| state["paused"] == true);
     let (status, _) = http(port, "GET", "/", "").unwrap();
     assert_eq!(status, 200);
 }

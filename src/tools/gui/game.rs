@@ -355,7 +355,8 @@ pub struct PartialTurn {
     pub cannot_end: Option<String>,
 }
 
-/// One legal next action, as the page offers it.
+/// One legal next action, as the page offers it (and as it is sent).
+#[derive(Debug, serde::Serialize)]
 pub struct ActionChoice {
     /// The protocol token, sent back when chosen.
     pub token: String,

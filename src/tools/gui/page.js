@@ -3,6 +3,7 @@
 // The server and the rules core decide everything; this script only draws
 // and forwards. Turns are built action by action: /api/choices lists the
 // legal next actions, each with the click sequences ("paths") that choose it.
+// Every command is a POST of one JSON object, and every answer is JSON.
 'use strict';
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -26,8 +27,12 @@ function element(name, attributes, parent) {
   return node;
 }
 
-async function post(path, body) {
-  const response = await fetch(path, { method: 'POST', body: body || '' });
+async function post(path, request) {
+  const response = await fetch(path, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(request || {}),
+  });
   const data = await response.json().catch(() => ({ error: 'the server sent no answer' }));
   if (!response.ok || data.error) throw new Error(data.error || response.statusText);
   return data;
@@ -39,9 +44,9 @@ function say(text, isError) {
   box.className = isError ? 'error' : '';
 }
 
-async function command(path, body) {
+async function command(path, request) {
   try {
-    return await post(path, body);
+    return await post(path, request);
   } catch (error) {
     say(error.message, true);
     return null;
@@ -226,7 +231,7 @@ async function loadChoices() {
   const key = `${state.version}`;
   turn.key = key;
   try {
-    const choices = await post('/api/choices', turn.prefix.join('\n'));
+    const choices = await post('/api/choices', { actions: turn.prefix });
     if (turn.key !== key) return;
     turn.choices = choices;
   } catch (error) {
@@ -266,7 +271,7 @@ function click(key) {
 
 async function endTurn() {
   const text = turn.prefix.length ? turn.prefix.join(',') : 'pass';
-  const answer = await command('/api/turn', text);
+  const answer = await command('/api/turn', { turn: text });
   if (answer) {
     turn.prefix = [];
     turn.selection = [];
@@ -478,7 +483,7 @@ async function poll() {
 function goto(ply) {
   if (!state) return;
   pendingPly = Math.max(0, Math.min(state.length, ply));
-  command('/api/goto?ply=' + pendingPly);
+  command('/api/goto', { ply: pendingPly });
 }
 
 function shownPly() {
@@ -518,22 +523,33 @@ let chosenMode = null;     // the mode last clicked, before the server's state s
 for (const button of document.querySelectorAll('#modes button')) {
   button.onclick = () => {
     chosenMode = button.dataset.mode;
-    command('/api/mode?mode=' + chosenMode);
+    command('/api/mode', { mode: chosenMode });
   };
+}
+// The time select's value ("movetime=1000", "nodes=300", "clock=60000+1000")
+// as the server's time control.
+function timeControl(value) {
+  const [kind, amount] = value.split('=');
+  if (kind === 'clock') {
+    const [initial, increment] = amount.split('+').map(Number);
+    return { clock: { initial, increment } };
+  }
+  return { [kind]: Number(amount) };
 }
 $('new-game').onclick = () => {
   const mode = (chosenMode || (state && state.mode)) === 'watch' ? 'watch' : 'play';
-  command(`/api/new?mode=${mode}&side=${$('side').value}&${$('time').value}`);
+  command('/api/new', { mode, side: Number($('side').value), timeControl: timeControl($('time').value) });
 };
 $('undo').onclick = () => command('/api/undo');
 $('resign').onclick = () => command('/api/resign');
 $('resume').onclick = () => command('/api/resume');
 $('end-turn').onclick = endTurn;
-$('pass-turn').onclick = () => command('/api/turn', 'pass');
+$('pass-turn').onclick = () => command('/api/turn', { turn: 'pass' });
 $('reset-turn').onclick = () => { turn.prefix = []; loadChoices(); };
-$('analyse').onchange = () => command(`/api/analyse?on=${$('analyse').checked ? 1 : 0}&multipv=${$('multipv').value}`);
-$('multipv').onchange = () => command(`/api/analyse?on=${$('analyse').checked ? 1 : 0}&multipv=${$('multipv').value}`);
-$('scan').onclick = () => command('/api/scan?nodes=1000');
+const analyse = () => command('/api/analyse', { on: $('analyse').checked, multipv: Number($('multipv').value) });
+$('analyse').onchange = analyse;
+$('multipv').onchange = analyse;
+$('scan').onclick = () => command('/api/scan', { nodes: 1000 });
 $('first').onclick = () => goto(0);
 $('back').onclick = () => goto(shownPly() - 1);
 $('forward').onclick = () => goto(shownPly() + 1);
@@ -545,9 +561,9 @@ $('graph').onclick = (event) => {
 $('typed').onsubmit = async (event) => {
   event.preventDefault();
   const text = $('turn-text').value;
-  if (await command('/api/turn', text)) $('turn-text').value = '';
+  if (await command('/api/turn', { turn: text })) $('turn-text').value = '';
 };
-$('set-position').onclick = () => command('/api/position', $('hwpn').value);
+$('set-position').onclick = () => command('/api/position', { position: $('hwpn').value });
 $('copy-position').onclick = async () => {
   const text = state ? state.board.hwpn : '';
   try {
@@ -573,12 +589,12 @@ $('save-record').onclick = async (event) => {
   link.click();
   URL.revokeObjectURL(link.href);
 };
-$('load-record').onclick = () => command('/api/load', $('record-text').value);
+$('load-record').onclick = () => command('/api/load', { record: $('record-text').value });
 $('record-file').onchange = () => {
   const file = $('record-file').files[0];
   if (!file) return;
   if (file.size > 1024 * 1024) { say('that file is larger than 1 MiB', true); return; }
-  file.text().then((text) => command('/api/load', text));
+  file.text().then((text) => command('/api/load', { record: text }));
 };
 
 poll();
