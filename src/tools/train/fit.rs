@@ -4,17 +4,17 @@
 //! The network's win probability is the logistic function of its logit
 //! (its value is `tanh(logit / 2)`, the same number on [-1, 1]), and the
 //! target is the mixed value target read as a probability, so the loss is
-//! the cross-entropy of the two. The forward pass here is the engine's
-//! (a test checks it against [`ValueNetwork`]'s own), so the network is
-//! fitted to exactly the value it plays with. Details:
+//! the cross-entropy of the two. The forward pass here gives the engine's
+//! value (a test checks it against [`ValueNetwork`]'s own pass), so the
+//! network is fitted to exactly the value it plays with. Details:
 //! - one game in twenty is held out for validation, whole games, so that
 //!   the positions of one game never judge a fit to their neighbours;
 //! - mini-batches of 512 positions, whose gradient is summed in parallel
 //!   over chunks of 64;
-//! - Adam (β1 0.9, β2 0.999), with a learning rate that falls linearly to a
-//!   tenth over the epochs and a small weight decay (1e-5) on the hidden
-//!   layer's input weights only, so that unused units fade while the linear
-//!   path, which starts as the hand evaluation, is left as the data pull it;
+//! - Adam (β1 0.9, β2 0.999), with a learning rate that falls linearly
+//!   towards a tenth over the epochs and a small weight decay (1e-5) on the hidden
+//!   layer's input weights only (the linear path, which starts as the hand
+//!   evaluation, is not pulled towards 0);
 //! - weights that decay towards subnormal floats are written as 0
 //!   ([`flush_tiny`]).
 

@@ -1,13 +1,7 @@
-//! The gate: a candidate network against the best one so far, decided by
-//! an SPRT.
-//!
-//! The SPRT tests elo0 0 against elo1 20 (alpha and beta 0.05): a
-//! candidate is accepted only when the match shows it stronger, not merely
-//! no weaker, so that the best network changes only for a real gain. The
-//! players search a fixed node count with one thread, which makes each game
-//! deterministic; so each batch (every opening, with both colours) is played
-//! at a node count an eighth of `--gate-nodes` larger than the last, and
-//! plays new games.
+//! The gate: a candidate network against the best one so far, in batches
+//! of every opening with both colours, decided by an SPRT (its bounds, and
+//! why each batch searches more nodes, are in the parent module's
+//! documentation).
 
 use std::sync::Arc;
 

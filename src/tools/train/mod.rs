@@ -34,8 +34,11 @@
 //!    ([`ValueNetwork::from_hand`]).
 //! 3. **Gating** (`gate.rs`). The candidate plays the best network at a
 //!    fixed node count, both colours of every opening, batch after batch,
-//!    until an SPRT decides or `--gate-games` are played. It becomes the
-//!    best only if the SPRT accepts that it is stronger.
+//!    until an SPRT (elo0 0, elo1 20, alpha and beta 0.05) decides or
+//!    `--gate-games` are played. It becomes the best only if the SPRT
+//!    accepts that it is stronger, not merely no weaker. The searches are
+//!    deterministic at a node limit, so each batch searches an eighth of
+//!    `--gate-nodes` more than the last, and plays new games.
 //!
 //! # The value target
 //! A position's target mixes the game's result (weight `--result-weight`)
@@ -65,13 +68,23 @@
 //! Everything lives in one directory, and every step writes its result
 //! there before the next starts, so a run that is cut off resumes where it
 //! stopped when started again with the same arguments:
-//! - `gen-NNN/games-CCCC.txt`: self-play data, 64 games a file (the format
-//!   is in `samples.rs`);
+//! - `gen-NNN/games-CCCC.txt`: self-play data, 64 games a file (format
+//!   below);
 //! - `gen-NNN/candidate.net`: the fitted network (the text format of
 //!   [`network`](crate::search::network));
 //! - `gen-NNN/gate.txt`: the gate's verdict and figures, one line;
 //! - `best.net`: the best network so far; `ladder.txt`: one line a
 //!   generation (verdict, score, Elo and its interval, time).
+//!
+//! # Data format
+//! One line per start-of-turn position, tab-separated:
+//! `GAME  HWPN  RESULT  VALUE  THREAT`, where GAME numbers the game within
+//! its generation, HWPN is the position (side to move included), RESULT is
+//! the game's result for the side to move (`1`, `0` or `-1`), VALUE the
+//! search's value for the side to move in [-1, 1], and THREAT `1` when the
+//! opponent could win at once if the side to move passed (as the tree's
+//! leaves judge it, so that the network sees the input the search gives
+//! it). Lines starting with `#` are comments. About 60 bytes a position.
 //!
 //! # Testing and shipping a network
 //! - `supernova accuracy ../shared/sdg/*.raw --eval-file train/best.net`
@@ -94,7 +107,8 @@
 //! # The built-in network
 //! The built-in network (`name distilled-1`, 16 hidden units) is distilled
 //! from the engine's own searches rather than grown by self-play
-//! generations: its data are the positions of 5,550 games that `supernova
+//! generations at a few hundred nodes a turn (whose networks pass their
+//! gates and can still lose at match time limits, above): its data are the positions of 5,550 games that `supernova
 //! match --pgnout` wrote (at 100 ms or 3,000 nodes a turn, mostly against
 //! an older build of the engine), and its target leans on the search
 //! values in their comments (0.8) more than on the results (0.2). It is one

@@ -1,17 +1,8 @@
 //! The training positions: the self-play data files, read back, and the
 //! positions of recorded games.
 //!
-//! # Data format
-//! One line per start-of-turn position, tab-separated:
-//! `GAME  HWPN  RESULT  VALUE  THREAT`, where GAME numbers the game within
-//! its generation, HWPN is the position (side to move included), RESULT is
-//! the game's result for the side to move (`1`, `0` or `-1`), VALUE the
-//! search's value for the side to move in [-1, 1], and THREAT `1` when the
-//! opponent could win at once if the side to move passed (as the tree's
-//! leaves judge it, so that the network sees the input the search gives
-//! it). Lines starting with `#` are comments. About 60 bytes a position: a
-//! plain text that any tool can read, and small beside the time it takes
-//! to play the games.
+//! The data format is in the parent module's documentation; a parse error
+//! names the file and the line.
 
 use std::fs;
 use std::path::PathBuf;
@@ -155,7 +146,7 @@ pub(super) fn discount_results(samples: &mut [Sample], discount: f32) {
     }
 }
 
-/// Parses data lines (see the module documentation).
+/// Parses data lines (the format is in the parent module's documentation).
 fn parse_samples(text: &str, generation: u32, samples: &mut Vec<Sample>) -> Result<(), String> {
     for (index, line) in text.lines().enumerate() {
         if line.starts_with('#') || line.trim().is_empty() {

@@ -3,13 +3,12 @@
 //! is in `samples.rs`).
 //!
 //! A game is one rayon task and searches on one thread with a small tree,
-//! so that the games of a file fill every core. Node-limited one-thread
-//! searches are deterministic, so two things make the games differ: each
-//! turn's node count is drawn anew (from half to 1.5 times `--nodes`), and
-//! early in the game a near-best candidate is sometimes played instead of
-//! the best. Each game has a seed of its own, made from the run's seed, the
-//! generation and the game's number, so a game does not depend on which
-//! thread plays it or on the games before it.
+//! so that the games of a file fill every core. Each game has a seed of its
+//! own, made from the run's seed, the generation and the game's number, so
+//! a game does not depend on which thread plays it or on the games before
+//! it; what the seed varies (each turn's node count, and early on a
+//! near-best turn instead of the best) is in the parent module's
+//! documentation.
 
 use std::fmt::Write as _;
 use std::io::Write;
