@@ -10,9 +10,30 @@
 //!   its home fleet and home stars by type, its ships at and next to the
 //!   enemy home by size, and the bank by type.
 //!
+//! Over the first kind a network can be exactly the hand evaluation
+//! (`hand_linear` gives the weights), where training starts; the second is
+//! the raw material from which the hidden layer learns what the hand terms
+//! miss. Everything is seen from the side to move, so one network serves
+//! both players. Counts are plain
+//! numbers of pieces; free catastrophes and the systems beyond the homes
+//! are scaled (by 0.2 and 0.25), and `hand_linear` divides the weight of
+//! the first by the same 0.2, so that the start is still the hand
+//! evaluation.
+//!
+//! # Layout
+//! | Inputs    | What |
+//! |-----------|------|
+//! | 0..21     | the mover's per-player hand terms, unweighted |
+//! | 21..42    | the opponent's, in the same order |
+//! | 42..46    | capture now, capture threat, free catastrophes, the win-in-1 threat against the mover |
+//! | 46..88    | the mover's pieces: fleet, home fleet and home stars by piece type (12 each), ships at and next to the enemy home by size (3 each) |
+//! | 88..130   | the opponent's pieces, in the same order |
+//! | 130..142  | the bank by piece type |
+//! | 142       | the systems beyond the two homes |
+//!
 //! The order is part of the network file format: a change of layout is a
 //! new [`FEATURE_SET`] number, and networks made for another one are
-//! refused when loaded.
+//! refused when loaded. A test checks the table's bounds.
 
 use super::eval::{Terms, PLAYER_TERMS, PLAYER_WEIGHTS};
 use super::facts::{size_counts, Facts};
@@ -149,5 +170,14 @@ mod tests {
         let mut threatened = [0.0; INPUTS];
         features(&position(&systems, 0), &tunables, true, &mut threatened);
         assert_eq!(threatened[2 * PLAYER_TERMS + 3], 1.0);
+    }
+
+    #[test]
+    fn the_layout_is_the_one_the_module_documents() {
+        assert_eq!(PLAYER_TERMS, 21);
+        assert_eq!(PIECES_START, 46);
+        assert_eq!(PIECE_INPUTS, 42);
+        assert_eq!(BANK_START, 130);
+        assert_eq!(INPUTS, 143);
     }
 }
