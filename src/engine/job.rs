@@ -186,7 +186,9 @@ pub(super) struct SearchThread {
     pub(super) history: Vec<u64>,
     /// The options in force (a limited engine searches with others).
     pub(super) options: SearchOptions,
+    /// Receives the reports and the one answer.
     pub(super) listener: Listener,
+    /// The limits of each phase.
     pub(super) limits: JobLimits,
     /// The strength level, when limited.
     pub(super) level: Option<strength::Level>,
