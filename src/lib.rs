@@ -10,7 +10,9 @@
 //! - [`search`]: the engine: parallel MCTS with exact win-in-1 and safety
 //!   checks, the greedy and random players. Never prints.
 //! - [`engine`]: the game (positions and actions), options and searcher
-//!   behind a text-free API; searches run on a background thread.
+//!   behind a text-free API; searches run on a background thread. The
+//!   multi-player game has its own engine beside it ([`engine::multi`]):
+//!   its positions and search are its own.
 //! - [`protocol`]: the text protocol (protocol.md) over any reader and writer.
 //! - [`tools`]: the match runner, self-play, analysis, annotation and
 //!   terminal play.

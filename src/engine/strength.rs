@@ -17,8 +17,12 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
+use std::sync::Arc;
+
 use crate::rules::{Outcome, Position, Rules};
-use crate::search::{Decision, Evaluation, Proof, SearchResult, Solver};
+use crate::search::{
+    Decision, Evaluation, Proof, SearchOptions, SearchResult, Solver, ValueNetwork,
+};
 
 /// The Elo given to the full engine at [`ANCHOR_NODES`] nodes a turn, the
 /// fixed point of the scale.
@@ -41,16 +45,42 @@ pub const CALIBRATED_EXPLORATION: (f32, f32) = (1.5, 1.0);
 /// start position it kept the search's turn in 8 seeds of 8).
 pub const CALIBRATED_EVALUATION: Evaluation = Evaluation::Hand;
 
-/// The draw contempt (`contempt`) the levels were calibrated with: none,
-/// since the tunable came later. A limited engine searches with it for the
+/// The draw contempt (`contempt`) the levels were calibrated with: none
+/// (they were calibrated without it). A limited engine searches with it for the
 /// same reason as [`CALIBRATED_EXPLORATION`]: weak levels often draw each
 /// other by repetition, and contempt changes how often.
 pub const CALIBRATED_CONTEMPT: f32 = 0.0;
 
 /// The capture-exposure priors (`prior_exposed`, `prior_escape`) the levels
-/// were calibrated with: none, since they came later. A limited engine
+/// were calibrated with: none (they were calibrated without them). A limited engine
 /// searches with them for the same reason as [`CALIBRATED_EXPLORATION`].
 pub const CALIBRATED_EXPOSURE_PRIORS: (f32, f32) = (0.0, 0.0);
+
+/// The options a limited engine searches with: `options`, with enough
+/// candidates reported to choose among ([`SAMPLED_CANDIDATES`]), no tree
+/// carried over from earlier turns, and the tunables and evaluation the
+/// levels were calibrated with (`network` for a learned one).
+pub fn calibrated_options(
+    mut options: SearchOptions,
+    network: &Arc<ValueNetwork>,
+) -> SearchOptions {
+    options.multi_pv = options.multi_pv.max(SAMPLED_CANDIDATES);
+    options.tree_reuse = false;
+    let (cpuct, intra_turn) = CALIBRATED_EXPLORATION;
+    let tunables = &mut options.tunables;
+    // Both are inside their ranges, so neither can fail.
+    let _ = tunables.set("cpuct", cpuct);
+    let _ = tunables.set("cpuct_intra_turn", intra_turn);
+    let _ = tunables.set("contempt", CALIBRATED_CONTEMPT);
+    let (exposed, escape) = CALIBRATED_EXPOSURE_PRIORS;
+    let _ = tunables.set("prior_exposed", exposed);
+    let _ = tunables.set("prior_escape", escape);
+    match CALIBRATED_EVALUATION {
+        Evaluation::Hand => tunables.set_network(None),
+        Evaluation::Learned => tunables.set_network(Some(network.clone())),
+    }
+    options
+}
 
 /// One calibrated level.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -68,8 +98,8 @@ pub struct Level {
 /// The levels, weakest first, with the Elo each measured (see the module
 /// documentation and the README's calibration table). The top level is
 /// the full engine at [`ANCHOR_NODES`] (it scored 46-44-38 against it),
-/// so it sits at [`ANCHOR_ELO`]. A level of 16 nodes measured the same as
-/// the one of 8 (1160 and 1167, each ±120), so it was dropped.
+/// so it sits at [`ANCHOR_ELO`]. There is no level of 16 nodes: it
+/// measured the same as the one of 8 (1160 and 1167, each ±120).
 pub const LEVELS: [Level; 6] = [
     Level {
         elo: 1160,

@@ -13,8 +13,8 @@ use std::fmt;
 use std::time::Duration;
 
 use super::words::{self, LineError, Parameters};
+use crate::engine::{Clock, SearchLimits};
 use crate::notation::{hwpn, Board};
-use crate::search::{Clock, SearchLimits};
 
 /// How many turns `turns` lists unless told otherwise: enough to read, and a
 /// bounded answer even in positions with hundreds of thousands of turns.

@@ -27,12 +27,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
-use crate::engine::{option_specs, Engine, GoOutcome, OptionError, PositionError, SearchEvent};
+use crate::engine::{
+    option_specs, win_probability, Engine, GoOutcome, OptionError, PositionError, SearchEvent,
+    SearchInfo, SearchLimits, SearchOptions,
+};
 use crate::notation::error::excerpt;
 use crate::notation::turn::{format_turn, Style, TurnError};
 use crate::notation::Board;
 use crate::rules::{Action, GameResult, GameStatus, History, MidTurn, PlayError, Rules};
-use crate::search::{win_probability, SearchInfo, SearchLimits, SearchOptions};
 use command::Command;
 pub use lines::MAX_LINE_BYTES;
 use lines::{read_line, skip_line, LineRead};

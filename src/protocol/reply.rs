@@ -70,76 +70,16 @@ pub enum IdField {
 pub struct OptionLine {
     /// The name (may contain spaces).
     pub name: String,
-    /// Its type, default and range.
-    pub kind: OptionType,
-}
-
-/// The type of an option as `hwi` lists it.
-#[derive(Clone, Debug, PartialEq)]
-pub enum OptionType {
-    /// `type spin default D min A max B`: a whole number.
-    Spin {
-        /// Default value.
-        default: i64,
-        /// Smallest value.
-        min: i64,
-        /// Largest value.
-        max: i64,
-    },
-    /// `type float default D min A max B`: a real number (an extension of
-    /// UCI for the search tunables).
-    Float {
-        /// Default value.
-        default: f32,
-        /// Smallest value.
-        min: f32,
-        /// Largest value.
-        max: f32,
-    },
-    /// `type combo default D var V1 var V2 ...`: one of a list of words.
-    Combo {
-        /// Default value.
-        default: String,
-        /// Every allowed value.
-        values: Vec<String>,
-    },
-    /// `type string default D`: free text.
-    Text {
-        /// Default value (may be empty).
-        default: String,
-    },
-    /// `type check default true|false`: on or off (UCI's check box).
-    Check {
-        /// Default value.
-        default: bool,
-    },
+    /// Its type, default and range: the engine's own [`OptionKind`], so
+    /// that what the engine lists and what a controller reads are one type.
+    pub kind: OptionKind,
 }
 
 impl From<&OptionSpec> for OptionLine {
     fn from(spec: &OptionSpec) -> OptionLine {
-        let kind = match &spec.kind {
-            OptionKind::Spin { default, min, max } => OptionType::Spin {
-                default: *default,
-                min: *min,
-                max: *max,
-            },
-            OptionKind::Float { default, min, max } => OptionType::Float {
-                default: *default,
-                min: *min,
-                max: *max,
-            },
-            OptionKind::Combo { default, values } => OptionType::Combo {
-                default: default.to_string(),
-                values: values.iter().map(|value| value.to_string()).collect(),
-            },
-            OptionKind::Text { default } => OptionType::Text {
-                default: default.to_string(),
-            },
-            OptionKind::Check { default } => OptionType::Check { default: *default },
-        };
         OptionLine {
             name: spec.name.to_string(),
-            kind,
+            kind: spec.kind.clone(),
         }
     }
 }
@@ -232,21 +172,21 @@ impl fmt::Display for OptionLine {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(formatter, "option name {} type ", self.name)?;
         match &self.kind {
-            OptionType::Spin { default, min, max } => {
+            OptionKind::Spin { default, min, max } => {
                 write!(formatter, "spin default {default} min {min} max {max}")
             }
-            OptionType::Float { default, min, max } => {
+            OptionKind::Float { default, min, max } => {
                 write!(formatter, "float default {default} min {min} max {max}")
             }
-            OptionType::Combo { default, values } => {
+            OptionKind::Combo { default, values } => {
                 write!(formatter, "combo default {default}")?;
                 for value in values {
                     write!(formatter, " var {value}")?;
                 }
                 Ok(())
             }
-            OptionType::Text { default } => write!(formatter, "string default {default}"),
-            OptionType::Check { default } => write!(formatter, "check default {default}"),
+            OptionKind::Text { default } => write!(formatter, "string default {default}"),
+            OptionKind::Check { default } => write!(formatter, "check default {default}"),
         }
     }
 }
@@ -446,7 +386,17 @@ fn parse_option(rest: &[&str]) -> Result<OptionLine, LineError> {
             "expected spin, float, combo, check or string after 'type'",
         ));
     };
-    let kind = match kind {
+    let kind = parse_option_kind(kind, rest)?;
+    Ok(OptionLine {
+        name: name.join(" "),
+        kind,
+    })
+}
+
+/// The type, default and range of an `option` line: the words after
+/// `type`, the first of which is `kind`.
+fn parse_option_kind(kind: &str, rest: &[&str]) -> Result<OptionKind, LineError> {
+    Ok(match kind {
         "spin" | "float" => {
             let mut parameters = Parameters::new(rest);
             let mut values: [Option<&str>; 3] = [None; 3];
@@ -468,7 +418,7 @@ fn parse_option(rest: &[&str]) -> Result<OptionLine, LineError> {
                     text.parse::<i64>()
                         .map_err(|_| LineError::new(text, "expected a whole number"))
                 };
-                OptionType::Spin {
+                OptionKind::Spin {
                     default: number(default)?,
                     min: number(min)?,
                     max: number(max)?,
@@ -478,7 +428,7 @@ fn parse_option(rest: &[&str]) -> Result<OptionLine, LineError> {
                     text.parse::<f32>()
                         .map_err(|_| LineError::new(text, "expected a number"))
                 };
-                OptionType::Float {
+                OptionKind::Float {
                     default: number(default)?,
                     min: number(min)?,
                     max: number(max)?,
@@ -502,13 +452,13 @@ fn parse_option(rest: &[&str]) -> Result<OptionLine, LineError> {
                 values.push(value.join(" "));
                 rest = next;
             }
-            OptionType::Combo {
+            OptionKind::Combo {
                 default: default.join(" "),
                 values,
             }
         }
         "check" => match rest {
-            ["default", value] => OptionType::Check {
+            ["default", value] => OptionKind::Check {
                 default: value
                     .parse::<bool>()
                     .map_err(|_| LineError::new(value, "expected true or false after 'default'"))?,
@@ -521,7 +471,7 @@ fn parse_option(rest: &[&str]) -> Result<OptionLine, LineError> {
             }
         },
         "string" => match rest.split_first() {
-            Some((&"default", value)) => OptionType::Text {
+            Some((&"default", value)) => OptionKind::Text {
                 default: value.join(" "),
             },
             _ => {
@@ -537,10 +487,6 @@ fn parse_option(rest: &[&str]) -> Result<OptionLine, LineError> {
                 "expected spin, float, combo, check or string after 'type'",
             ))
         }
-    };
-    Ok(OptionLine {
-        name: name.join(" "),
-        kind,
     })
 }
 
@@ -657,11 +603,11 @@ mod tests {
             }),
             Reply::Option(OptionLine {
                 name: "Ponder".into(),
-                kind: OptionType::Check { default: false },
+                kind: OptionKind::Check { default: false },
             }),
             Reply::Option(OptionLine {
                 name: "Clear Hash".into(),
-                kind: OptionType::Text {
+                kind: OptionKind::Text {
                     default: String::new(),
                 },
             }),

@@ -5,13 +5,13 @@
 //! a person reading `supernova play` and a GUI reading `d` see one format.
 
 use super::reply::{Info, Score};
+use crate::engine::{win_probability, winning_turn, Candidate, Decision, Proof, SearchInfo};
 use crate::notation::turn::{format_turn, Style};
 use crate::notation::{hwpn, Board};
 use crate::rules::{
     Action, EndReason, GameResult, GameStatus, Outcome, PieceSet, Player, Repetition, Rules, Slot,
     HOME_SLOTS,
 };
-use crate::search::{Candidate, Decision, Proof, SearchInfo, Solver};
 
 /// Writes a sequence of turns played one after the other from `board`, each
 /// on the board the previous one left; stops early at a turn that does not
@@ -135,7 +135,7 @@ pub fn proven_line(
         }
     }
     if outcome == Outcome::Ongoing && proof != Proof::Draw {
-        if let Some(win) = Solver::default().find_win(&position, rules) {
+        if let Some(win) = winning_turn(&position, rules) {
             let mut next = position;
             let played = win
                 .iter()
@@ -167,7 +167,7 @@ pub fn search_infos(
     style: InfoStyle,
 ) -> Vec<Info> {
     let line = |value: f32, proof: Option<Proof>, multipv: usize, turns: &[Vec<Action>]| {
-        let win_probability = crate::search::win_probability(value);
+        let win_probability = win_probability(value);
         let mut score = Score::Centipawns(centipawns(value));
         let mut turns = turns.to_vec();
         if let Some(proof @ (Proof::Win | Proof::Loss)) = proof {

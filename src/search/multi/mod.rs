@@ -1,30 +1,57 @@
-//! The multi-player search (issue 10, section 4): a max-n Monte Carlo tree
-//! search with exact checks at the root, a greedy player, and a random
-//! player to measure it against.
+//! The multi-player search: a max-n Monte Carlo tree search with exact
+//! checks at the root, a greedy player, and a random player to measure it
+//! against. The engine layer's [`crate::engine::multi`] drives it for the
+//! protocol; the match tools call it directly.
 //!
-//! Max-n: every node keeps one value per seat, the share of the game that
-//! seat is expected to get, and each player picks the child that is best for
-//! themselves (UCT on their own share). Edges are single actions plus "end
-//! the turn", as in the two-player search, so a node's mover is the side to
-//! move of its position. A leaf is scored by the hand evaluation of
-//! [`evaluate`] (a decided game gives its winners equal shares); random
-//! playouts before the evaluation are an option (`playout_turns`), which
-//! measured weaker: random Homeworlds turns mostly wreck a position.
+//! **Max-n.** Every node keeps one value per seat, the share of the game
+//! that seat is expected to get, and each player picks the child that is
+//! best for themselves (UCT on their own share). Edges are single actions
+//! plus "end the turn", as in the two-player search, so a node's mover is
+//! the side to move of its position. A leaf is scored by the hand
+//! evaluation of [`evaluate`]: pips, the home's defenders and stars, the
+//! colours at hand, enemy ships that can capture at home, one's own ships
+//! that others can capture, and a colour one piece from a catastrophe at
+//! home, turned into shares in proportion to the squared strengths (a
+//! decided game gives its winners equal shares). Random playouts before the
+//! evaluation are an option (`playout_turns`) but off: random Homeworlds
+//! turns mostly wreck a position, so they blur the evaluation rather than
+//! sharpen it.
 //!
-//! Around the tree, exact checks over whole turns ([`turns`]): a turn that
-//! wins at once is played without searching, and the tree's choice is
-//! replaced when it leaves the mover's home empty or lets the next player
-//! win or eliminate the mover, as long as a turn without that flaw exists.
+//! **Paranoid search** (`paranoid`) is the other classic rule for more than
+//! two players: every other player is assumed to minimise the searcher's
+//! share. Under both explicit victory conditions it scored the same as
+//! max-n within noise (99 games each), so max-n is the default and paranoid
+//! stays an option for measurement.
 //!
-//! Good versus Evil hides the alignments: the search sees only its own and
-//! those revealed by eliminations ([`hidden`]), and searches several
-//! determinizations (alignments dealt consistently with what is known),
-//! choosing the turn most of them choose.
+//! **Exact checks at the root** ([`turns`]): the tree sees a win or a
+//! threat only where its playouts happen to reach, so the root also looks
+//! at every distinct whole turn. A win in one (the one with the fewest
+//! actions) is played at once without searching, and the tree's choice is
+//! replaced when it leaves the mover out of the game or lets the next
+//! player eliminate the mover or win, as long as a turn without that flaw
+//! exists among the best-evaluated ones. A deterministic player can also
+//! fall into a cycle (two players recapturing one ship forever); given the
+//! positions its turns already led to from here, the root leaves such a
+//! cycle for the best safe turn that leads somewhere new.
 //!
-//! One thread, a `Vec` of nodes, positions cloned into the nodes: the
-//! two-player search's speed comes from its packed position, which does not
-//! extend to more players (see [`crate::rules::multi`]). With a fixed seed
-//! the search is deterministic. It never prints.
+//! **Hidden alignments.** Good versus Evil hides who is Evil: the search
+//! knows only its own alignment and those revealed by eliminations
+//! ([`hidden`]), and searches several determinizations (the hidden
+//! alignments dealt consistently with what is known), choosing the turn
+//! most of them choose.
+//!
+//! **The greedy player** ([`greedy_turn`]) is one ply by the same
+//! evaluation with the same safety rule, like the two-player greedy
+//! player: the baseline the search is measured against.
+//!
+//! **Why it is apart from the two-player search.** One thread, a `Vec` of
+//! nodes, positions cloned into the nodes: the two-player search's speed
+//! comes from its packed 128-byte position, on which its parallel tree,
+//! memory recycling, threat checks and solver are built, and that packing
+//! does not extend to more players (see [`crate::rules::multi`]). Sharing
+//! one generic tree would put a game-type parameter through the two-player
+//! hot path. With a fixed seed and a node limit the search is
+//! deterministic. It never prints.
 
 pub mod evaluate;
 pub mod hidden;
@@ -71,8 +98,8 @@ pub struct MultiSearchOptions {
     pub deadline: Option<Instant>,
     /// Paranoid search: every other player is assumed to play against the
     /// searching player (minimising its share) instead of for themselves
-    /// (max-n). Measured weaker than max-n for both explicit victory
-    /// conditions (README), so off by default.
+    /// (max-n). It measured no stronger than max-n under either explicit
+    /// victory condition, so it is off by default (see the module docs).
     pub paranoid: bool,
 }
 
@@ -306,7 +333,7 @@ fn result_of(
 /// greedy player: a win at once if there is one, else the best-evaluated
 /// turn after which the next player cannot make the mover lose (among the
 /// first few by evaluation), else the best-evaluated turn that keeps the
-/// mover in the game. The baseline the issue measures the search against.
+/// mover in the game. The baseline the search is measured against.
 pub fn greedy_turn(position: &MultiPosition, rules: &Rules) -> Vec<MultiAction> {
     greedy_turn_avoiding(position, rules, &[])
 }
@@ -395,8 +422,8 @@ impl MultiSearch {
     /// leads to a position in `avoid` (hashes of the positions this
     /// player's turns already led to from this one), the best-evaluated
     /// safe turn that leads somewhere new replaces it, if there is one.
-    /// The protocol passes what the engine played before from the same
-    /// position in the same game.
+    /// The engine passes what it played before from the same position in
+    /// the same game.
     pub fn best_turn_avoiding(
         &mut self,
         position: &MultiPosition,
