@@ -72,20 +72,20 @@ tunables! {
     CaptureThreat = ("capture_threat", 0.4, 0.0, 10.0, "opponent could capture next turn, per size of the best target"),
     ThreatInOne = ("threat_in_one", 4.0, 0.0, 30.0, "the side not to move could eliminate after a pass"),
     FreeCatastrophe = ("free_catastrophe", 0.8, 0.0, 5.0, "side to move can fire a catastrophe now, per unit of net material destroyed"),
-    ExposureNow = ("exposure_now", 0.0, 0.0, 5.0, "per unit of material the side to move could destroy by overpopulating the enemy home (short of eliminating it) with ships in reach; off: 0.6 with exposure_later 0.4 against 0 scored 110-117-13 at 100 ms a turn (240 games, about -10 Elo, stopped)"),
+    ExposureNow = ("exposure_now", 0.0, 0.0, 5.0, "per unit of material the side to move could destroy by overpopulating the enemy home (short of eliminating it) with ships in reach; off, because matches measured no gain from it"),
     ExposureLater = ("exposure_later", 0.0, 0.0, 5.0, "per unit of material the side not to move could destroy likewise at the mover's home"),
     Pressure = ("pressure", 0.15, 0.0, 5.0, "per size of own ships one jump from the enemy home"),
     Tempo = ("tempo", 0.3, -5.0, 5.0, "bonus for having the move"),
     EvalScale = ("eval_scale", 25.0, 1.0, 100.0, "K in value = tanh(score / K); large enough that a big lead still shows progress"),
-    LearnedBlend = ("learned_blend", 1.0, 0.0, 1.0, "with Eval learned, the learned value's share of the leaf value (before the tanh); the rest is the hand evaluation's, whose errors differ, so that a deep search finds fewer positions both misjudge (0.7 against 1 with distilled-1, 100 ms a turn: 179-180-41, -0.9 +/- 32.3 Elo)"),
-    LearnedScale = ("learned_scale", 1.0, 0.1, 10.0, "the learned value is tanh(learned_scale * logit / 2): its sharpness for the search; 1 plays a network as sharp as it was fitted (the built-in one at 1 against the hand evaluation, 100 ms a turn: 212-174-14, +33.1 +/- 33.7 Elo; a like network at 2: 19-34-2 after 55 games)"),
+    LearnedBlend = ("learned_blend", 1.0, 0.0, 1.0, "with Eval learned, the learned value's share of the leaf value (before the tanh); the rest is the hand evaluation's, whose errors differ; 1 because a blend measured no gain"),
+    LearnedScale = ("learned_scale", 1.0, 0.1, 10.0, "the learned value is tanh(learned_scale * logit / 2): its sharpness for the search; 1 plays a network as sharp as it was fitted, and sharper played worse"),
     // ----- search -----
-    Cpuct = ("cpuct", 1.0, 0.05, 10.0, "exploration constant at the start of a turn; 1.0 with cpuct_intra_turn 0.7 beat 0.8 with 0.55 (the defaults of the hand evaluation's days) with the network by 198-165-37 at 3,000 nodes a turn and 217-147-36 (+61.4 ± 33.0 Elo) at 100 ms (400 games each); 0.8/0.55 had beaten 1.5/1.0 by 138-48-18 at 3,000 nodes and 81-73-12 at 100 ms"),
+    Cpuct = ("cpuct", 1.0, 0.05, 10.0, "exploration constant at the start of a turn; with the network 1.0 (and cpuct_intra_turn 0.7) beat the lower pair the hand evaluation wanted"),
     CpuctIntraTurn = ("cpuct_intra_turn", 0.7, 0.05, 10.0, "exploration constant inside a turn"),
     CpuctGrowth = ("cpuct_growth", 0.15, 0.0, 2.0, "how fast exploration grows with log(parent visits)"),
     FpuReduction = ("fpu_reduction", 0.1, 0.0, 2.0, "first-play urgency: parent value minus this"),
     WideningBase = ("widening_base", 4.0, 1.0, 64.0, "children selectable at a fresh node"),
-    WideningExponent = ("widening_exponent", 0.6, 0.0, 1.0, "children selectable grow as visits^this; 0.5 against 0.6 at 100 ms a turn: 190-173-37, +14.8 ± 32.6 Elo (400 games, SPRT [0, 20] undecided), so 0.6 stays"),
+    WideningExponent = ("widening_exponent", 0.6, 0.0, 1.0, "children selectable grow as visits^this; 0.5 measured no better"),
     PriorTemperature = ("prior_temperature", 1.0, 0.1, 10.0, "softmax temperature of the action priors"),
     PriorCapture = ("prior_capture", 1.56, -10.0, 10.0, "prior logit of a capture, plus size/2"),
     PriorCaptureHome = ("prior_capture_home", 1.18, -10.0, 10.0, "extra prior for a capture at the enemy home"),
@@ -103,7 +103,7 @@ tunables! {
     PriorEndDone = ("prior_end_done", 0.53, -20.0, 20.0, "prior logit of ending a finished turn"),
     PriorExposed = ("prior_exposed", 0.0, -10.0, 10.0, "extra prior for a move or build that leaves the ship where the opponent can capture it at once (an enemy ship as large or larger there, with red)"),
     PriorEscape = ("prior_escape", 0.0, -10.0, 10.0, "extra prior for moving a ship the opponent could capture at once to where it cannot"),
-    Contempt = ("contempt", 0.1, 0.0, 1.0, "a draw in the tree is worth -this to the root mover at least (more when ahead: draw_contempt), so that a root the evaluation puts slightly behind does not settle for a repetition: against greedy at 100 ms, 3 of 200 games were drawn by repetition in the opening, the engine passing back at -0.04 against a draw at 0; with 0.1, 200-0-0 (no draw), and against the build without it (ce35341) 177-188-35 at 100 ms, -9.6 +/- 32.6 Elo (400 games, 16-core machine), and at 3,000 nodes 130-96-30, +46.4 +/- 40.5 (256 games)"),
+    Contempt = ("contempt", 0.1, 0.0, 1.0, "a draw in the tree is worth -this to the root mover at least (more when ahead: draw_contempt), so that a root the evaluation puts slightly behind does not settle for a repetition (against greedy a near-level engine otherwise passed back into drawn repetitions)"),
     DrawContempt = ("draw_contempt", 0.5, 0.0, 1.0, "a draw in the tree is worth -this x the root's static value (when positive) to the root mover: a side ahead avoids repetitions"),
     TurnDiscount = ("turn_discount", 1.0, 0.8, 1.0, "a leaf value counts this^(turns below the node) in the backup (proofs count in full): a win sooner is worth more"),
     // ----- turn extraction and time -----
@@ -111,7 +111,7 @@ tunables! {
     MoveOverheadMs = ("move_overhead_ms", 50.0, 0.0, 5000.0, "clock time kept back for communication, in ms"),
     TimeUnstable = ("time_unstable", 1.5, 1.0, 5.0, "clock games: soft-limit factor when the best turn changed late"),
     TimeObvious = ("time_obvious", 0.6, 0.1, 1.0, "clock games: soft-limit factor when the best turn has most visits"),
-    CheckShare = ("check_share", 0.125, 0.02, 1.0, "on the clock, the share of the planned time the root's two-turn checks may take (twice this after a check ran out of it); at 100 ms 0.125 beat 0.25 by +81.8 ± 50.4 Elo (186 games), 0.0625 against 0.125 +4.0 ± 31.8 (429 games), stopped; with the network, 0.25 against 0.125 at 100 ms: 179-186-35, -6.1 ± 32.6 (400 games)"),
+    CheckShare = ("check_share", 0.125, 0.02, 1.0, "on the clock, the share of the planned time the root's two-turn checks may take (twice this after a check ran out of it); a larger share took too much from the tree, a smaller one measured no better"),
     SmartPruning = ("smart_pruning", 1.33, 0.0, 10.0, "clock games: stop when the best cannot be overtaken; 0 disables"),
 }
 
@@ -124,7 +124,7 @@ pub enum Evaluation {
     /// The hand-weighted sum of features (the weights in this table), kept
     /// so that every gain of the learned value is measured against it.
     Hand,
-    /// The learned value network (`network.rs`), trained by self-play.
+    /// The learned value network (`network.rs`), made by `supernova train`.
     Learned,
 }
 
