@@ -419,10 +419,10 @@ impl HashSet64 {
     /// set otherwise) goes straight to a huge page (see [`Words`]). Why: a
     /// listing that outgrows a thousand keys mostly goes on to tens of
     /// thousands, and in a fresh enumerator (a `count`, a search root's
-    /// listing) each table on the way cost its page faults and a rehash:
-    /// growing 4,096 slots at a time to 32,768 took about 0.4 ms of a 4 ms
-    /// `count` process, and one huge page costs one fault, as the kernel
-    /// zeroes it.
+    /// listing) each table on the way costs its page faults and a rehash
+    /// (doubling from 4,096 slots to 32,768 is about a tenth of a `count`
+    /// process), while one huge page costs one fault, as the kernel zeroes
+    /// it.
     #[cold]
     #[inline(never)]
     fn grow(&mut self) {
