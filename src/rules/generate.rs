@@ -181,7 +181,10 @@ impl Position {
     /// the attack on a slot if one is given (see
     /// [`Position::for_each_attack_action`]), and without the actions at
     /// twinned systems where asked (see
-    /// [`Position::for_each_distinct_action`]).
+    /// [`Position::for_each_distinct_action`]). Forced inline: the
+    /// enumerator's walk calls it for every state it lists the general way,
+    /// and the compiler, left to itself, keeps it out of line there.
+    #[inline(always)]
     fn for_each_action_within(
         &self,
         rules: &Rules,

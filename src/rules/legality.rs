@@ -6,11 +6,19 @@
 //! an action: may the turn take a step of this kind now, does the mover have
 //! access to the power, does the bank hold the piece, are the systems
 //! connected. Those questions are answered here, over the [`PieceCounts`]
-//! trait, so that each rule has one implementation. The functions are small
-//! and generic, so each position type gets its own inlined copy and the
-//! two-player move checker pays nothing for the sharing (`supernova bench`
-//! gives the same signature and nodes per second before and after; the
-//! figures are in the README, "Correctness and speed").
+//! trait, so that each rule has one implementation, and the dispatch on an
+//! action's kind once play has begun is one function too
+//! ([`check_in_play`], over the [`InPlay`] view each position gives of
+//! itself). The functions are small and generic, so each position type
+//! gets its own inlined copy and the two-player move checker pays nothing
+//! for the sharing: `supernova bench`'s signature and speed are the same as
+//! with the checks written out in each position.
+//!
+//! What stays apart is what differs in the rules, not only in the layout:
+//! who may still create a homeworld and when a setup pass is allowed (the
+//! two-player position keeps a setup flag, the multi-player one a set of
+//! seats that have created), and, for a capture, whose ships are the
+//! target (one opponent, or the seat the action names).
 
 use super::piece::{Colour, Piece, PieceSet};
 use super::position::{Action, IllegalReason, TurnState};
@@ -347,5 +355,93 @@ pub fn settle_state(state: TurnState) -> TurnState {
     match state {
         TurnState::Sacrifice { remaining: 0, .. } => TurnState::Done,
         other => other,
+    }
+}
+
+/// What the check of an action in play (after setup, not a creation) reads
+/// of a position. Why a trait: the two-player and the multi-player position
+/// store their systems differently but ask the same questions in the same
+/// order, so [`check_in_play`] dispatches on the action's kind once for
+/// both. Each position implements it on a small view that knows the mover
+/// (and, for a capture with several opponents, whose ships are targeted).
+/// The methods are small and inlined, so the two-player checker, which the
+/// threat checks replay by the million, compiles to what it would be
+/// written out by hand.
+pub trait InPlay {
+    /// A system as the position decodes it.
+    type System: Copy;
+    /// One player's ships in a system.
+    type Fleet: PieceCounts;
+    /// The pieces in the bank.
+    type Bank: PieceCounts;
+    /// The system in `slot`, `None` where there is none (or no such slot).
+    fn system(&self, slot: u8) -> Option<Self::System>;
+    /// The mover's ships in `system`.
+    fn own(&self, system: &Self::System) -> Self::Fleet;
+    /// The ships a capture in `system` may take: the targeted owner's.
+    fn enemy(&self, system: &Self::System) -> Self::Fleet;
+    /// Whether `colour` is overpopulated in `system` (R8.1).
+    fn is_overpopulated(&self, system: &Self::System, colour: Colour) -> bool;
+    /// The colours the mover may use in `system` (R5.1), a bit per colour.
+    fn access(&self, system: &Self::System) -> u8;
+    /// The star sizes of `system`, bit `s` for size `s`.
+    fn star_sizes(&self, system: &Self::System) -> u8;
+    /// The bank. Called only where an action takes a piece from it.
+    fn bank(&self) -> Self::Bank;
+    /// Whether a slot is free for a new system. Called only for discoveries.
+    fn has_free_slot(&self) -> bool;
+}
+
+/// Whether an action is legal once setup is over and the turn's creation,
+/// if any, is past: a pass, a catastrophe, a sacrifice or a colour action,
+/// each by its rules above, on the facts `board` gives.
+///
+/// # Errors
+/// The rule the action breaks.
+///
+/// # Panics
+/// On an [`Action::Homeworld`], which the callers check before.
+#[inline]
+pub fn check_in_play<P: InPlay>(
+    board: &P,
+    rules: &Rules,
+    state: TurnState,
+    action: Action,
+) -> Result<(), IllegalReason> {
+    let system_at = |slot: u8| board.system(slot).ok_or(IllegalReason::NoSuchSystem);
+    match action {
+        Action::Homeworld { .. } => unreachable!("creations are checked before play"),
+        Action::Pass => check_pass(state),
+        Action::Catastrophe { system, colour } => check_catastrophe(
+            rules,
+            state,
+            board.is_overpopulated(&system_at(system)?, colour),
+        ),
+        Action::Sacrifice { system, ship } => {
+            check_sacrifice(state, board.own(&system_at(system)?), ship)
+        }
+        _ => {
+            let power = action.power().expect("colour actions have a power");
+            let acting = acting_slot(action).expect("colour actions act in a system");
+            let here = system_at(acting)?;
+            let own = board.own(&here);
+            check_power(state, power, own.is_empty(), || board.access(&here))?;
+            check_colour_action(
+                action,
+                ColourActionFacts {
+                    own,
+                    enemy: board.enemy(&here),
+                    bank: || board.bank(),
+                    origin_sizes: board.star_sizes(&here),
+                    destination_sizes: || match action {
+                        Action::Move { to, .. } => {
+                            board.system(to).map(|there| board.star_sizes(&there))
+                        }
+                        _ => None,
+                    },
+                    has_free_slot: || board.has_free_slot(),
+                },
+            )
+        }
     }
 }

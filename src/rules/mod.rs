@@ -5,6 +5,7 @@
 //! build on it, never the other way round. Everything here works on slots;
 //! names belong to the notation layer.
 
+pub mod action;
 pub mod generate;
 pub mod history;
 pub mod legality;

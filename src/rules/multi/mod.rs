@@ -1,4 +1,4 @@
-//! Homeworlds for three to six players (issue 10): the position, its turns,
+//! Homeworlds for three to six players: the position, its turns,
 //! elimination and the three victory conditions.
 //!
 //! # Why a second position type
@@ -32,14 +32,16 @@
 //! - [`Victory`] decides the winner: the last player standing, the Sinister
 //!   rule (eliminate the next player in turn order), or Good versus Evil.
 
+mod fleet;
 mod generate;
 
+pub use fleet::{Fleet, MultiSystem, Seats};
 pub use generate::MultiActionList;
 
 use std::fmt;
 
-use super::legality::{self, ColourActionFacts, PieceCounts};
-use super::piece::{Colour, Piece, PieceSet};
+use super::legality::{self, InPlay, PieceCounts};
+use super::piece::{Colour, Piece};
 use super::position::{mix, Action, IllegalReason, Slot, TurnState};
 use super::profile::{Rules, SelfElimination};
 
@@ -54,229 +56,6 @@ pub const MAX_PLAYERS: usize = 6;
 /// The most systems at once. The bank of six players holds 84 pieces; every
 /// system needs two (a star and a ship), so 42 always suffice.
 pub const MAX_SYSTEMS: usize = 48;
-
-/// A set of seats, one bit each.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Seats(pub u8);
-
-impl Seats {
-    /// No seat.
-    pub const EMPTY: Seats = Seats(0);
-
-    /// The first `count` seats.
-    pub fn first(count: usize) -> Seats {
-        Seats(((1u16 << count) - 1) as u8)
-    }
-
-    /// Whether `seat` is in the set.
-    pub fn contains(self, seat: Seat) -> bool {
-        self.0 >> seat & 1 != 0
-    }
-
-    /// Adds `seat`.
-    pub fn insert(&mut self, seat: Seat) {
-        self.0 |= 1 << seat;
-    }
-
-    /// The seats in the set, in order.
-    pub fn iter(self) -> impl Iterator<Item = Seat> {
-        (0..8).filter(move |&seat| self.contains(seat))
-    }
-
-    /// How many seats.
-    pub fn len(self) -> usize {
-        self.0.count_ones() as usize
-    }
-
-    /// Whether the set is empty.
-    pub fn is_empty(self) -> bool {
-        self.0 == 0
-    }
-
-    /// The seats in `self` and not in `other`.
-    pub fn without(self, other: Seats) -> Seats {
-        Seats(self.0 & !other.0)
-    }
-
-    /// The seats in both.
-    pub fn and(self, other: Seats) -> Seats {
-        Seats(self.0 & other.0)
-    }
-}
-
-/// A multiset of pieces with 4-bit counts: a fleet, a system's stars or the
-/// bank of a game with up to seven copies of each piece.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Fleet(pub u64);
-
-impl Fleet {
-    /// The empty fleet.
-    pub const EMPTY: Fleet = Fleet(0);
-
-    /// `copies` of every piece: the whole set of a game.
-    pub fn full(copies: u8) -> Fleet {
-        let mut fleet = Fleet::EMPTY;
-        for piece in Piece::ALL {
-            fleet.0 |= (copies as u64) << (4 * piece.index());
-        }
-        fleet
-    }
-
-    /// The same pieces as a two-player [`PieceSet`] (counts up to 3).
-    pub fn from_set(set: PieceSet) -> Fleet {
-        let mut fleet = Fleet::EMPTY;
-        for piece in Piece::ALL {
-            fleet.0 |= (set.count(piece) as u64) << (4 * piece.index());
-        }
-        fleet
-    }
-
-    /// Adds one copy of `piece`.
-    pub fn add(&mut self, piece: Piece) {
-        self.0 += 1 << (4 * piece.index());
-    }
-
-    /// Removes one copy of `piece`; the caller guarantees it is there.
-    pub fn remove(&mut self, piece: Piece) {
-        debug_assert!(self.count(piece) > 0);
-        self.0 -= 1 << (4 * piece.index());
-    }
-
-    /// The sum of two fleets (counts stay below 16: at most 7 copies exist).
-    pub fn plus(self, other: Fleet) -> Fleet {
-        Fleet(self.0 + other.0)
-    }
-
-    /// The pieces of `self` not in `other`; `other` must be a part of `self`.
-    pub fn minus(self, other: Fleet) -> Fleet {
-        Fleet(self.0 - other.0)
-    }
-
-    /// Every piece of `colour` removed.
-    pub fn without_colour(self, colour: Colour) -> Fleet {
-        Fleet(self.0 & !(0xFFF << (12 * colour.index())))
-    }
-
-    /// Pieces of `colour`, for overpopulation (R8.1).
-    pub fn colour_count(self, colour: Colour) -> u32 {
-        (1..=3)
-            .filter_map(|size| Piece::new(colour, size))
-            .map(|piece| PieceCounts::count(self, piece))
-            .sum()
-    }
-
-    /// Every copy, in canonical order, repeating duplicates.
-    pub fn copies(self) -> impl Iterator<Item = Piece> {
-        Piece::ALL.into_iter().flat_map(move |piece| {
-            std::iter::repeat_n(piece, PieceCounts::count(self, piece) as usize)
-        })
-    }
-
-    /// The distinct pieces present, in canonical order.
-    pub fn types(self) -> impl Iterator<Item = Piece> {
-        Piece::ALL
-            .into_iter()
-            .filter(move |&piece| PieceCounts::count(self, piece) > 0)
-    }
-
-    /// Whether the fleet holds nothing.
-    pub fn is_empty(self) -> bool {
-        self.0 == 0
-    }
-
-    /// The number of pieces.
-    pub fn len(self) -> u32 {
-        Piece::ALL
-            .iter()
-            .map(|&piece| PieceCounts::count(self, piece))
-            .sum()
-    }
-
-    /// Star sizes as a mask (bit `s` for size `s`): systems connect when
-    /// their masks are disjoint (R4.1).
-    pub fn size_mask(self) -> u8 {
-        self.types().fold(0, |mask, piece| mask | 1 << piece.size())
-    }
-
-    /// Colours present, one bit each.
-    pub fn colour_mask(self) -> u8 {
-        Colour::ALL
-            .iter()
-            .filter(|&&colour| self.has_colour(colour))
-            .fold(0, |mask, &colour| mask | 1 << colour.index())
-    }
-}
-
-impl PieceCounts for Fleet {
-    #[inline]
-    fn count(self, piece: Piece) -> u32 {
-        ((self.0 >> (4 * piece.index())) & 15) as u32
-    }
-    #[inline]
-    fn has_colour(self, colour: Colour) -> bool {
-        self.0 & (0xFFF << (12 * colour.index())) != 0
-    }
-    fn largest_size(self) -> u8 {
-        self.types().map(Piece::size).max().unwrap_or(0)
-    }
-    fn smallest_of_colour(self, colour: Colour) -> Option<Piece> {
-        (1..=3)
-            .filter_map(|size| Piece::new(colour, size))
-            .find(|&piece| self.count(piece) > 0)
-    }
-    #[inline]
-    fn is_empty(self) -> bool {
-        Fleet::is_empty(self)
-    }
-}
-
-impl fmt::Display for Fleet {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for piece in self.copies() {
-            write!(formatter, "{piece}")?;
-        }
-        Ok(())
-    }
-}
-
-/// One system: its stars and every player's ships there.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct MultiSystem {
-    /// The stars: none for an empty slot, one for a non-home system, one or
-    /// two for a home.
-    pub stars: Fleet,
-    /// Ships by seat.
-    pub ships: [Fleet; MAX_PLAYERS],
-}
-
-impl MultiSystem {
-    /// Whether a system is here (every live system has a star).
-    pub fn exists(&self) -> bool {
-        !self.stars.is_empty()
-    }
-
-    /// Every ship of every player.
-    pub fn all_ships(&self) -> Fleet {
-        self.ships
-            .iter()
-            .fold(Fleet::EMPTY, |all, &fleet| all.plus(fleet))
-    }
-
-    /// Every piece, stars and ships.
-    pub fn pieces(&self) -> Fleet {
-        self.stars.plus(self.all_ships())
-    }
-
-    /// Colours `seat` may use for a basic action here (R5.1).
-    pub fn access(&self, seat: Seat) -> u8 {
-        self.stars.plus(self.ships[seat as usize]).colour_mask()
-    }
-
-    /// Whether `colour` is overpopulated here (4 or more pieces, R8.1).
-    pub fn is_overpopulated(&self, colour: Colour) -> bool {
-        self.pieces().colour_count(colour) >= 4
-    }
-}
 
 /// How a multi-player game is won (LL "Additional players"; SDG variants;
 /// seed 001), as the `Victory` option and `--victory` name them.
@@ -432,6 +211,63 @@ impl fmt::Display for SeatError {
 }
 
 impl std::error::Error for SeatError {}
+
+/// The multi-player position as [`legality::check_in_play`] reads it, for
+/// `mover`, with the seat a capture targets (none for other actions, or a
+/// seat that cannot be captured from) and the bank already worked out.
+struct MultiView<'a> {
+    position: &'a MultiPosition,
+    mover: Seat,
+    target: Option<Seat>,
+    bank: Fleet,
+}
+
+impl InPlay for MultiView<'_> {
+    type System = MultiSystem;
+    type Fleet = Fleet;
+    type Bank = Fleet;
+
+    #[inline]
+    fn system(&self, slot: Slot) -> Option<MultiSystem> {
+        Some(self.position.system(slot)).filter(MultiSystem::exists)
+    }
+
+    #[inline]
+    fn own(&self, system: &MultiSystem) -> Fleet {
+        system.ships[self.mover as usize]
+    }
+
+    #[inline]
+    fn enemy(&self, system: &MultiSystem) -> Fleet {
+        self.target
+            .map_or(Fleet::EMPTY, |owner| system.ships[owner as usize])
+    }
+
+    #[inline]
+    fn is_overpopulated(&self, system: &MultiSystem, colour: Colour) -> bool {
+        system.is_overpopulated(colour)
+    }
+
+    #[inline]
+    fn access(&self, system: &MultiSystem) -> u8 {
+        system.access(self.mover)
+    }
+
+    #[inline]
+    fn star_sizes(&self, system: &MultiSystem) -> u8 {
+        system.stars.size_mask()
+    }
+
+    #[inline]
+    fn bank(&self) -> Fleet {
+        self.bank
+    }
+
+    #[inline]
+    fn has_free_slot(&self) -> bool {
+        self.position.free_slot().is_some()
+    }
+}
 
 /// The parts of a [`MultiPosition`], for the text parser and tests.
 #[derive(Clone, Debug)]
@@ -765,7 +601,6 @@ impl MultiPosition {
             return Err(IllegalReason::GameOver);
         }
         let mover = self.side_to_move;
-        let me = mover as usize;
         let state = self.turn_state;
         let plain = action.action();
         if let Action::Homeworld {
@@ -791,58 +626,25 @@ impl MultiPosition {
             }
             return legality::check_pass(state);
         }
-        let system_at = |slot: Slot| -> Result<MultiSystem, IllegalReason> {
-            let system = self.system(slot);
-            if system.exists() {
-                Ok(system)
-            } else {
-                Err(IllegalReason::NoSuchSystem)
+        let target = match action {
+            MultiAction::Capture { owner, .. }
+                if owner != mover && (owner as usize) < self.players as usize =>
+            {
+                Some(owner)
             }
+            _ => None,
         };
-        match plain {
-            Action::Homeworld { .. } => unreachable!("handled above"),
-            Action::Pass => legality::check_pass(state),
-            Action::Catastrophe { system, colour } => legality::check_catastrophe(
-                rules,
-                state,
-                system_at(system)?.is_overpopulated(colour),
-            ),
-            Action::Sacrifice { system, ship } => {
-                legality::check_sacrifice(state, system_at(system)?.ships[me], ship)
-            }
-            _ => {
-                let power = plain.power().expect("colour actions have a power");
-                let acting = legality::acting_slot(plain).expect("colour actions act somewhere");
-                let here = system_at(acting)?;
-                legality::check_power(state, power, here.ships[me].is_empty(), || {
-                    here.access(mover)
-                })?;
-                let enemy = match action {
-                    MultiAction::Capture { owner, .. }
-                        if owner != mover && (owner as usize) < self.players as usize =>
-                    {
-                        here.ships[owner as usize]
-                    }
-                    _ => Fleet::EMPTY,
-                };
-                legality::check_colour_action(
-                    plain,
-                    ColourActionFacts {
-                        own: here.ships[me],
-                        enemy,
-                        bank: || bank,
-                        origin_sizes: here.stars.size_mask(),
-                        destination_sizes: || match plain {
-                            Action::Move { to, .. } if self.system(to).exists() => {
-                                Some(self.system(to).stars.size_mask())
-                            }
-                            _ => None,
-                        },
-                        has_free_slot: || self.free_slot().is_some(),
-                    },
-                )
-            }
-        }
+        legality::check_in_play(
+            &MultiView {
+                position: self,
+                mover,
+                target,
+                bank,
+            },
+            rules,
+            state,
+            plain,
+        )
     }
 
     /// Checks and applies one action.
@@ -1046,6 +848,23 @@ impl MultiPosition {
     /// An unknown seat, a player already out, a turn in progress, or a
     /// finished game; the position is then unchanged.
     pub fn resign(&mut self, seat: Seat) -> Result<MultiOutcome, SeatError> {
+        self.check_seat_between_turns(seat)?;
+        self.out.insert(seat);
+        self.resigned.insert(seat);
+        self.outcome = self.standing(self.in_game());
+        // The resigning player's home stays while ships are there.
+        if self.outcome != MultiOutcome::Ongoing {
+            self.decided_by_resignation = true;
+        } else if self.side_to_move == seat {
+            self.side_to_move = self.next_in_game(seat).unwrap_or(seat);
+        }
+        Ok(self.outcome)
+    }
+
+    /// Whether `seat` may leave the game or be given the turn now: a seat
+    /// of this game, still in it, between turns of a game not over. What
+    /// [`MultiPosition::resign`] and [`MultiPosition::skip_to`] both ask.
+    fn check_seat_between_turns(&self, seat: Seat) -> Result<(), SeatError> {
         if seat >= self.players {
             return Err(SeatError::NoSuchSeat);
         }
@@ -1058,16 +877,7 @@ impl MultiPosition {
         if self.turn_state != TurnState::Start {
             return Err(SeatError::MidTurn);
         }
-        self.out.insert(seat);
-        self.resigned.insert(seat);
-        self.outcome = self.standing(self.in_game());
-        // The resigning player's home stays while ships are there.
-        if self.outcome != MultiOutcome::Ongoing {
-            self.decided_by_resignation = true;
-        } else if self.side_to_move == seat {
-            self.side_to_move = self.next_in_game(seat).unwrap_or(seat);
-        }
-        Ok(self.outcome)
+        Ok(())
     }
 
     /// Gives the turn to `seat` between turns, skipping the players in
@@ -1082,18 +892,7 @@ impl MultiPosition {
     /// An unknown seat, a player out of the game, a turn in progress, or a
     /// finished game; the position is then unchanged.
     pub fn skip_to(&mut self, seat: Seat, leaving: Seats) -> Result<MultiOutcome, SeatError> {
-        if seat >= self.players {
-            return Err(SeatError::NoSuchSeat);
-        }
-        if self.outcome != MultiOutcome::Ongoing {
-            return Err(SeatError::GameOver);
-        }
-        if self.out.contains(seat) {
-            return Err(SeatError::AlreadyOut);
-        }
-        if self.turn_state != TurnState::Start {
-            return Err(SeatError::MidTurn);
-        }
+        self.check_seat_between_turns(seat)?;
         while self.side_to_move != seat {
             let skipped = self.side_to_move;
             if leaving.contains(skipped) {
