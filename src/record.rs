@@ -407,6 +407,29 @@ impl GameRecord {
         Ok(GameRecord { header, turns })
     }
 
+    /// Reads and parses a record file in the SDG archive format, refusing a
+    /// file too large to be a record ([`crate::notation::sdg::read_record_text`]).
+    ///
+    /// # Errors
+    /// The file cannot be read or parsed; the message starts with its path.
+    pub fn read_file(path: &std::path::Path) -> Result<GameRecord, String> {
+        let text = std::fs::File::open(path)
+            .and_then(crate::notation::sdg::read_record_text)
+            .map_err(|error| format!("{}: cannot read: {error}", path.display()))?;
+        GameRecord::parse_sdg(&text).map_err(|error| format!("{}: {error}", path.display()))
+    }
+
+    /// Reads and parses every record file, in order.
+    ///
+    /// # Errors
+    /// The first file that cannot be read or parsed, as [`GameRecord::read_file`] says.
+    pub fn read_files<P: AsRef<std::path::Path>>(paths: &[P]) -> Result<Vec<GameRecord>, String> {
+        paths
+            .iter()
+            .map(|path| GameRecord::read_file(path.as_ref()))
+            .collect()
+    }
+
     /// Writes the record in the SDG archive format.
     pub fn to_sdg(&self) -> String {
         write_record(&self.header, &self.turns)

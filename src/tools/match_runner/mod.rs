@@ -26,7 +26,7 @@
 //!
 //! The files: `config.rs` (engines, openings and settings), `game.rs` (one
 //! game: engines, turns, referee, record), `multi.rs` (matches of three to
-//! six engines, issue 10) and this one (the schedule, the reports and the
+//! six engines) and this one (the schedule, the reports and the
 //! summary).
 
 mod config;

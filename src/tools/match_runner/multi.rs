@@ -1,6 +1,5 @@
-//! `supernova match` with three to six engines (issue 10, section 5): a
-//! multi-player match over the protocol's multi-player extension
-//! (protocol.md §10).
+//! `supernova match` with three to six engines: a multi-player match over
+//! the protocol's multi-player extension (protocol.md §10).
 //!
 //! As in two-player matches the runner is the referee: it keeps its own
 //! board, plays every returned turn on the rules core and never trusts an
@@ -31,7 +30,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 
 use super::config::{EngineConfig, TurnLimits};
 use super::HANDSHAKE_TIMEOUT;
@@ -44,14 +43,16 @@ use crate::record::multi::{record_turn, resignation_comment, victory_variants};
 use crate::record::GameRecord;
 use crate::rules::multi::{MultiOutcome, MultiPosition, Seat, Seats, Victory, MAX_PLAYERS};
 use crate::rules::Rules;
+use crate::tools::multi_match::deal_evil;
 
 /// A multi-player match.
 #[derive(Clone, Debug)]
 pub struct MultiEngineMatch {
     /// The engines (3 to 6), in seat order for the first game.
     pub engines: Vec<EngineConfig>,
-    /// The victory condition: `last`, `sinister` or `good-evil`.
-    pub victory: String,
+    /// The victory condition ([`Victory::from_word`]'s; Good versus Evil
+    /// deals fresh alignments every game, whatever Evil seats it names).
+    pub victory: Victory,
     /// Limits for every engine's turns (an engine's own override them).
     pub limits: TurnLimits,
     /// Games to play.
@@ -130,18 +131,6 @@ impl MultiEngineResult {
     }
 }
 
-fn victory_of(word: &str) -> Result<Victory, String> {
-    match word {
-        "last" => Ok(Victory::LastManStanding),
-        "sinister" => Ok(Victory::Sinister),
-        "good-evil" => Ok(Victory::GoodVersusEvil { evil: Seats::EMPTY }),
-        other => Err(format!(
-            "--victory '{}': expected last, sinister or good-evil",
-            excerpt(other)
-        )),
-    }
-}
-
 /// A started engine for one seat of one game.
 struct Player {
     process: Option<EngineProcess>,
@@ -190,7 +179,7 @@ fn start(
         lines.push(format!("setoption name Seed value {seed}"));
         lines.push(format!(
             "setoption name Victory value {}",
-            match_config.victory
+            match_config.victory.word()
         ));
         if let Some(evil) = alignment {
             let word = if evil { "evil" } else { "good" };
@@ -264,14 +253,12 @@ fn limits_of(config: &MultiEngineMatch, engine: &EngineConfig) -> TurnLimits {
 fn play_game(config: &MultiEngineMatch, names: &[String], number: usize) -> MultiGameReport {
     let count = config.engines.len();
     let seats: Vec<usize> = (0..count).map(|seat| (seat + number - 1) % count).collect();
-    let mut victory = victory_of(&config.victory).unwrap_or(Victory::LastManStanding);
+    let mut victory = config.victory;
     let mut evil = Seats::EMPTY;
     if let Victory::GoodVersusEvil { .. } = victory {
         let mut random =
             SmallRng::seed_from_u64(config.seed ^ (number as u64).wrapping_mul(0x9E37_79B9));
-        while evil.len() < count / 2 {
-            evil.insert(random.random_range(0..count as Seat));
-        }
+        evil = deal_evil(count, &mut random);
         victory = Victory::GoodVersusEvil { evil };
     }
     let seat_names: Vec<&str> = seats.iter().map(|&engine| names[engine].as_str()).collect();
@@ -537,8 +524,7 @@ fn forfeit(
 /// score table to `output`.
 ///
 /// # Errors
-/// Fewer than 3 or more than 6 engines, an unknown victory condition, no
-/// turn limit, an engine that cannot start at all, or an unwritable
+/// Fewer than 3 or more than 6 engines, no turn limit, an engine that cannot start at all, or an unwritable
 /// directory.
 pub fn run_multi_match(
     config: &MultiEngineMatch,
@@ -548,7 +534,6 @@ pub fn run_multi_match(
     if !(3..=MAX_PLAYERS).contains(&count) {
         return Err(format!("expected 3 to 6 engines, not {count}"));
     }
-    victory_of(&config.victory)?;
     if config.limits.is_empty() && config.engines.iter().any(|engine| engine.limits.is_empty()) {
         return Err(
             "no turn limit: give --movetime, --nodes or --tc (or movetime=/nodes=/tc= per engine)"
@@ -566,7 +551,7 @@ pub fn run_multi_match(
         config.games,
         names.join(", "),
         count,
-        config.victory,
+        config.victory.word(),
         config.concurrency.max(1)
     );
     let shared = Mutex::new((
