@@ -17,7 +17,8 @@ use crate::rules::multi::{
 use crate::rules::Rules;
 
 use super::{
-    GameRecord, GameReport, IllegalTurn, ReplayError, ShowError, Verdict, HARMLESS_VARIANTS,
+    GameRecord, GameReport, IllegalTurn, ReplayError, ReplayedTurn, ShowError, Verdict,
+    HARMLESS_VARIANTS,
 };
 
 /// The variants that name the Sinister victory condition.
@@ -32,22 +33,9 @@ pub const EVIL_VARIANT: &str = "Evil ";
 /// The seat letters in turn order.
 const SEAT_ORDER: [char; MAX_PLAYERS] = ['N', 'E', 'S', 'W', '5', '6'];
 
-/// One legal turn of a replayed multi-player game.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MultiReplayedTurn {
-    /// The board before the turn.
-    pub board: MultiBoard,
-    /// The turn's actions (padding passes dropped).
-    pub actions: Vec<MultiAction>,
-    /// Each discovery's name.
-    pub names: Vec<Option<String>>,
-    /// The site's turn number.
-    pub number: u32,
-    /// Who played it.
-    pub mover: Seat,
-    /// The result after it.
-    pub outcome: MultiOutcome,
-}
+/// One legal turn of a replayed multi-player game: the board before it,
+/// its seat-named actions, the seat that played it and the result after it.
+pub type MultiReplayedTurn = ReplayedTurn<MultiBoard>;
 
 /// A multi-player replay as far as the rules allow.
 #[derive(Clone, Debug)]
