@@ -95,6 +95,63 @@ pub fn resignation_comment(name: &str) -> String {
     format!("\tSYSTEM: {name} resigns.")
 }
 
+/// Gives the turn to `seat` when the record has it move out of the turn
+/// order (SDG's faulty order after eliminations): the players in between
+/// lose their turn. Players who never move again after turn `index` (their
+/// last turns are `last_turn`, by seat) have left the game, unless that
+/// would decide it: an unprinted departure is inferred to keep the turn
+/// order, never to name a winner. Returns whether the turn was moved.
+fn skip_to_recorded(
+    position: &mut MultiPosition,
+    seat: Seat,
+    last_turn: &[usize],
+    index: usize,
+) -> bool {
+    let mut leaving = Seats(
+        (0..last_turn.len())
+            .filter(|&other| last_turn[other] < index)
+            .fold(0, |bits, other| bits | 1 << other),
+    );
+    if position.in_game().without(leaving).len() < 2 {
+        leaving = Seats::EMPTY;
+    }
+    seat != position.side_to_move() && position.skip_to(seat, leaving).is_ok()
+}
+
+/// Removes the players that a turn's comment lines say resigned
+/// (`SYSTEM: X resigns.`) from the game.
+///
+/// # Errors
+/// A resignation names no participant.
+fn apply_resignations(
+    position: &mut MultiPosition,
+    names: &[String],
+    comments: &[String],
+) -> Result<(), ReplayError> {
+    for line in comments {
+        let Some(name) = resigned_name(line) else {
+            continue;
+        };
+        let Some(seat) = names.iter().position(|own| own.eq_ignore_ascii_case(name)) else {
+            return Err(ReplayError::Turn(TurnError::Parse(
+                crate::notation::ParseError::new(
+                    name,
+                    "expected a participant's name in the resignation",
+                ),
+            )));
+        };
+        match position.resign(seat as Seat) {
+            // An eliminated player's or a decided game's resignation
+            // changes nothing.
+            Ok(_) | Err(SeatError::AlreadyOut | SeatError::GameOver) => {}
+            Err(error @ (SeatError::NoSuchSeat | SeatError::MidTurn)) => {
+                unreachable!("a participant resigns between turns: {error}")
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The player a comment line says resigned, if it is a resignation line.
 fn resigned_name(line: &str) -> Option<&str> {
     line.trim()
@@ -244,20 +301,7 @@ impl GameRecord {
                 .position(|name| name.eq_ignore_ascii_case(&turn.player));
             if let Some(seat) = recorded {
                 let seat = seat as Seat;
-                // Players who never move again have left the game, unless
-                // that would decide it: an unprinted departure is inferred
-                // to keep the turn order, never to name a winner.
-                let mut leaving = Seats(
-                    (0..names.len())
-                        .filter(|&other| last_turn[other] < index)
-                        .fold(0, |bits, other| bits | 1 << other),
-                );
-                if board.position.in_game().without(leaving).len() < 2 {
-                    leaving = Seats::EMPTY;
-                }
-                if seat != board.position.side_to_move()
-                    && board.position.skip_to(seat, leaving).is_ok()
-                {
+                if skip_to_recorded(&mut board.position, seat, &last_turn, index) {
                     skipped.push((turn.number, seat));
                 }
             }
@@ -309,29 +353,8 @@ impl GameRecord {
                 mover,
                 outcome: played.outcome,
             });
-            for line in &turn.comments {
-                let Some(name) = resigned_name(line) else {
-                    continue;
-                };
-                let Some(seat) = names.iter().position(|own| own.eq_ignore_ascii_case(name)) else {
-                    illegal = stop(ReplayError::Turn(TurnError::Parse(
-                        crate::notation::ParseError::new(
-                            name,
-                            "expected a participant's name in the resignation",
-                        ),
-                    )));
-                    break;
-                };
-                match board.position.resign(seat as Seat) {
-                    // An eliminated player's or a decided game's
-                    // resignation changes nothing.
-                    Ok(_) | Err(SeatError::AlreadyOut | SeatError::GameOver) => {}
-                    Err(error @ (SeatError::NoSuchSeat | SeatError::MidTurn)) => {
-                        unreachable!("a participant resigns between turns: {error}")
-                    }
-                }
-            }
-            if illegal.is_some() {
+            if let Err(reason) = apply_resignations(&mut board.position, &names, &turn.comments) {
+                illegal = stop(reason);
                 break;
             }
         }

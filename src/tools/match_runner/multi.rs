@@ -41,7 +41,7 @@ use crate::protocol::client::EngineProcess;
 use crate::protocol::reply::Reply;
 use crate::record::multi::{record_turn, resignation_comment, victory_variants};
 use crate::record::GameRecord;
-use crate::rules::multi::{MultiOutcome, MultiPosition, Seat, Seats, Victory, MAX_PLAYERS};
+use crate::rules::multi::{MultiOutcome, MultiPosition, Seat, Victory, MAX_PLAYERS};
 use crate::rules::Rules;
 use crate::tools::multi_match::deal_evil;
 
@@ -254,12 +254,12 @@ fn play_game(config: &MultiEngineMatch, names: &[String], number: usize) -> Mult
     let count = config.engines.len();
     let seats: Vec<usize> = (0..count).map(|seat| (seat + number - 1) % count).collect();
     let mut victory = config.victory;
-    let mut evil = Seats::EMPTY;
     if let Victory::GoodVersusEvil { .. } = victory {
         let mut random =
             SmallRng::seed_from_u64(config.seed ^ (number as u64).wrapping_mul(0x9E37_79B9));
-        evil = deal_evil(count, &mut random);
-        victory = Victory::GoodVersusEvil { evil };
+        victory = Victory::GoodVersusEvil {
+            evil: deal_evil(count, &mut random),
+        };
     }
     let seat_names: Vec<&str> = seats.iter().map(|&engine| names[engine].as_str()).collect();
     let mut report = MultiGameReport {
@@ -284,32 +284,7 @@ fn play_game(config: &MultiEngineMatch, names: &[String], number: usize) -> Mult
         header,
         turns: Vec::new(),
     };
-    let mut players: Vec<Player> = Vec::with_capacity(count);
-    let mut forfeited: Vec<(Seat, String)> = Vec::new();
-    for (seat, &engine) in seats.iter().enumerate() {
-        let engine_config = &config.engines[engine];
-        let limits = limits_of(config, engine_config);
-        let alignment =
-            matches!(victory, Victory::GoodVersusEvil { .. }).then(|| evil.contains(seat as Seat));
-        let log = config.logs.as_ref().map(|directory| {
-            directory.join(format!("game-{number:04}-p{seat}-{}.log", names[engine]))
-        });
-        let seed = (config.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (number * 8 + seat) as u64)
-            & (u64::MAX >> 1);
-        let process = match start(config, engine_config, count, alignment, seed, log) {
-            Ok((process, _)) => Some(process),
-            Err(failure) => {
-                forfeited.push((seat as Seat, format!("failed to start: {failure}")));
-                None
-            }
-        };
-        players.push(Player {
-            process,
-            name: names[engine].clone(),
-            clock: limits.clock.map(|(time, _)| time),
-            limits,
-        });
-    }
+    let (mut players, forfeited) = start_players(config, names, &seats, victory, number);
     for (seat, reason) in forfeited {
         forfeit(
             &mut board,
@@ -372,7 +347,78 @@ fn play_game(config: &MultiEngineMatch, names: &[String], number: usize) -> Mult
             process.quit();
         }
     }
-    let position = &board.position;
+    settle(
+        &board.position,
+        &seat_names,
+        config.max_turns,
+        &mut record,
+        &mut report,
+    );
+    if let Some(directory) = &config.transcripts {
+        let path = directory.join(format!("game-{number:04}.sdg"));
+        if let Err(error) = std::fs::write(&path, record.to_sdg()) {
+            report.reason.push_str(&format!(
+                " (the record {} could not be written: {error})",
+                path.display()
+            ));
+        }
+    }
+    report
+}
+
+/// Starts the engine of each seat (`seats[seat]` is its engine) with its
+/// options, alignment and seed. An engine that cannot start is listed with
+/// the reason instead, to forfeit its seat once the board is set up.
+fn start_players(
+    config: &MultiEngineMatch,
+    names: &[String],
+    seats: &[usize],
+    victory: Victory,
+    number: usize,
+) -> (Vec<Player>, Vec<(Seat, String)>) {
+    let count = seats.len();
+    let mut players: Vec<Player> = Vec::with_capacity(count);
+    let mut forfeited: Vec<(Seat, String)> = Vec::new();
+    for (seat, &engine) in seats.iter().enumerate() {
+        let engine_config = &config.engines[engine];
+        let limits = limits_of(config, engine_config);
+        let alignment = match victory {
+            Victory::GoodVersusEvil { evil } => Some(evil.contains(seat as Seat)),
+            _ => None,
+        };
+        let log = config.logs.as_ref().map(|directory| {
+            directory.join(format!("game-{number:04}-p{seat}-{}.log", names[engine]))
+        });
+        let seed = (config.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (number * 8 + seat) as u64)
+            & (u64::MAX >> 1);
+        let process = match start(config, engine_config, count, alignment, seed, log) {
+            Ok((process, _)) => Some(process),
+            Err(failure) => {
+                forfeited.push((seat as Seat, format!("failed to start: {failure}")));
+                None
+            }
+        };
+        players.push(Player {
+            process,
+            name: names[engine].clone(),
+            clock: limits.clock.map(|(time, _)| time),
+            limits,
+        });
+    }
+    (players, forfeited)
+}
+
+/// Scores a finished (or stopped) game: the winners share its point, a
+/// draw shares it among everyone, a game stopped at the turn limit among
+/// the players still in. The record names the winners; the report says why.
+fn settle(
+    position: &MultiPosition,
+    seat_names: &[&str],
+    max_turns: u32,
+    record: &mut GameRecord,
+    report: &mut MultiGameReport,
+) {
+    let count = seat_names.len();
     let (sharing, reason): (Vec<Seat>, String) = match position.outcome() {
         MultiOutcome::Win(winners) => {
             let names: Vec<&str> = winners
@@ -396,23 +442,13 @@ fn play_game(config: &MultiEngineMatch, names: &[String], number: usize) -> Mult
         ),
         MultiOutcome::Ongoing => (
             position.in_game().iter().collect(),
-            format!("unfinished: turn limit {}", config.max_turns),
+            format!("unfinished: turn limit {max_turns}"),
         ),
     };
     for &seat in &sharing {
         report.points[seat as usize] += 1.0 / sharing.len() as f64;
     }
     report.reason = reason;
-    if let Some(directory) = &config.transcripts {
-        let path = directory.join(format!("game-{number:04}.sdg"));
-        if let Err(error) = std::fs::write(&path, record.to_sdg()) {
-            report.reason.push_str(&format!(
-                " (the record {} could not be written: {error})",
-                path.display()
-            ));
-        }
-    }
-    report
 }
 
 /// Asks the engine in `seat` for its turn: `position pos`, `go`, then the
