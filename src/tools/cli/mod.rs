@@ -11,8 +11,8 @@
 //! The subcommands are grouped by what they work on: [`search`] (one
 //! position or game searched: analyse, annotate, play, count, bench),
 //! [`records`] (game records read: replay, show, accuracy, openings,
-//! priors), [`matches`] (whole games between engines or players: match,
-//! multi-match, multi-play, gui) and [`training`] (train).
+//! priors), [`matches`](mod@matches) (whole games between engines or
+//! players: match, multi-match, multi-play, gui) and [`training`] (train).
 
 use std::ffi::OsString;
 use std::ops::RangeInclusive;
