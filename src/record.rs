@@ -21,9 +21,11 @@
 use std::fmt;
 
 use crate::notation::error::excerpt;
+use crate::notation::multi::MultiBoard;
 use crate::notation::sdg::{parse_record, Header, RecordTurn};
 use crate::notation::turn::{ActionText, TurnError};
 use crate::notation::{Board, ParseError};
+use crate::rules::multi::{MultiAction, MultiOutcome, Seat};
 use crate::rules::{
     parse_repetition, Action, EndReason, GameResult, GameStatus, History, Outcome, PlayError,
     Player, Position, Rules,
@@ -122,14 +124,40 @@ pub struct GameRecord {
     pub turns: Vec<RecordTurn>,
 }
 
-/// One legal turn of a replayed game, with the position it was played from.
+/// What a replayed turn is made of, by the kind of game: a two-player
+/// [`Board`] replays [`Action`]s by a [`Player`] to an [`Outcome`], a
+/// [`MultiBoard`] seat-named actions by a seat to a multi-player outcome.
+/// One [`ReplayedTurn`] then serves both replays.
+pub trait ReplayBoard: Clone + fmt::Debug + Eq {
+    /// One step of a turn.
+    type Action: Clone + fmt::Debug + Eq;
+    /// Who plays a turn.
+    type Mover: Copy + fmt::Debug + Eq;
+    /// The result on the board.
+    type Outcome: Copy + fmt::Debug + Eq;
+}
+
+impl ReplayBoard for Board {
+    type Action = Action;
+    type Mover = Player;
+    type Outcome = Outcome;
+}
+
+impl ReplayBoard for MultiBoard {
+    type Action = MultiAction;
+    type Mover = Seat;
+    type Outcome = MultiOutcome;
+}
+
+/// One legal turn of a replayed game, with the position it was played from;
+/// a two-player one unless `B` says otherwise ([`multi::MultiReplayedTurn`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ReplayedTurn {
+pub struct ReplayedTurn<B: ReplayBoard = Board> {
     /// The board (position and names) before the turn.
-    pub board: Board,
+    pub board: B,
     /// The turn's actions, resolved against `board` (SDG's padding passes
     /// inside a sacrifice are dropped when nothing is left to pass).
-    pub actions: Vec<Action>,
+    pub actions: Vec<B::Action>,
     /// For each action, the name the record gave the system it discovered,
     /// if it is a discovery (see [`crate::notation::turn::NamedTurn`]): print
     /// the turn with `format_named_turn` to show the record's names.
@@ -137,9 +165,9 @@ pub struct ReplayedTurn {
     /// The site's turn number.
     pub number: u32,
     /// Who played the turn.
-    pub mover: Player,
+    pub mover: B::Mover,
     /// The result on the board after the turn.
-    pub outcome: Outcome,
+    pub outcome: B::Outcome,
 }
 
 /// Why a recorded turn cannot be played.
@@ -405,6 +433,29 @@ impl GameRecord {
     pub fn parse_sdg(text: &str) -> Result<GameRecord, ParseError> {
         let (header, turns) = parse_record(text)?;
         Ok(GameRecord { header, turns })
+    }
+
+    /// Reads and parses a record file in the SDG archive format, refusing a
+    /// file too large to be a record ([`crate::notation::sdg::read_record_text`]).
+    ///
+    /// # Errors
+    /// The file cannot be read or parsed; the message starts with its path.
+    pub fn read_file(path: &std::path::Path) -> Result<GameRecord, String> {
+        let text = std::fs::File::open(path)
+            .and_then(crate::notation::sdg::read_record_text)
+            .map_err(|error| format!("{}: cannot read: {error}", path.display()))?;
+        GameRecord::parse_sdg(&text).map_err(|error| format!("{}: {error}", path.display()))
+    }
+
+    /// Reads and parses every record file, in order.
+    ///
+    /// # Errors
+    /// The first file that cannot be read or parsed, as [`GameRecord::read_file`] says.
+    pub fn read_files<P: AsRef<std::path::Path>>(paths: &[P]) -> Result<Vec<GameRecord>, String> {
+        paths
+            .iter()
+            .map(|path| GameRecord::read_file(path.as_ref()))
+            .collect()
     }
 
     /// Writes the record in the SDG archive format.

@@ -682,13 +682,12 @@ pub fn parse(text: &str) -> Result<MultiBoard, ParseError> {
             }
         }
     }
-    let victory = match victory_word {
-        "last" => Victory::LastManStanding,
-        "sinister" => Victory::Sinister,
-        "good-evil" => Victory::GoodVersusEvil { evil },
-        other => {
+    let victory = match Victory::from_word(victory_word) {
+        Ok(Victory::GoodVersusEvil { .. }) => Victory::GoodVersusEvil { evil },
+        Ok(victory) => victory,
+        Err(_) => {
             return Err(ParseError::new(
-                other,
+                victory_word,
                 "expected victory=last, sinister or good-evil",
             ))
         }

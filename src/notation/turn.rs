@@ -217,6 +217,8 @@ pub fn parse_words(words: &[&str], strictness: Strictness) -> Result<ActionText,
         return Err(bad());
     }
     let args: Vec<&str> = rest.to_vec();
+    // One arm a verb, each listing the phrasings it accepts: the grammar
+    // reads best in one piece, so this match stays whole.
     Ok(match verb {
         "pass" => {
             if !args.is_empty() {

@@ -17,7 +17,8 @@ use crate::rules::multi::{
 use crate::rules::Rules;
 
 use super::{
-    GameRecord, GameReport, IllegalTurn, ReplayError, ShowError, Verdict, HARMLESS_VARIANTS,
+    GameRecord, GameReport, IllegalTurn, ReplayError, ReplayedTurn, ShowError, Verdict,
+    HARMLESS_VARIANTS,
 };
 
 /// The variants that name the Sinister victory condition.
@@ -32,22 +33,9 @@ pub const EVIL_VARIANT: &str = "Evil ";
 /// The seat letters in turn order.
 const SEAT_ORDER: [char; MAX_PLAYERS] = ['N', 'E', 'S', 'W', '5', '6'];
 
-/// One legal turn of a replayed multi-player game.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MultiReplayedTurn {
-    /// The board before the turn.
-    pub board: MultiBoard,
-    /// The turn's actions (padding passes dropped).
-    pub actions: Vec<MultiAction>,
-    /// Each discovery's name.
-    pub names: Vec<Option<String>>,
-    /// The site's turn number.
-    pub number: u32,
-    /// Who played it.
-    pub mover: Seat,
-    /// The result after it.
-    pub outcome: MultiOutcome,
-}
+/// One legal turn of a replayed multi-player game: the board before it,
+/// its seat-named actions, the seat that played it and the result after it.
+pub type MultiReplayedTurn = ReplayedTurn<MultiBoard>;
 
 /// A multi-player replay as far as the rules allow.
 #[derive(Clone, Debug)]
@@ -105,6 +93,63 @@ pub fn victory_variants(victory: Victory, players: usize) -> Vec<String> {
 /// The comment line SDG printed for a resignation.
 pub fn resignation_comment(name: &str) -> String {
     format!("\tSYSTEM: {name} resigns.")
+}
+
+/// Gives the turn to `seat` when the record has it move out of the turn
+/// order (SDG's faulty order after eliminations): the players in between
+/// lose their turn. Players who never move again after turn `index` (their
+/// last turns are `last_turn`, by seat) have left the game, unless that
+/// would decide it: an unprinted departure is inferred to keep the turn
+/// order, never to name a winner. Returns whether the turn was moved.
+fn skip_to_recorded(
+    position: &mut MultiPosition,
+    seat: Seat,
+    last_turn: &[usize],
+    index: usize,
+) -> bool {
+    let mut leaving = Seats(
+        (0..last_turn.len())
+            .filter(|&other| last_turn[other] < index)
+            .fold(0, |bits, other| bits | 1 << other),
+    );
+    if position.in_game().without(leaving).len() < 2 {
+        leaving = Seats::EMPTY;
+    }
+    seat != position.side_to_move() && position.skip_to(seat, leaving).is_ok()
+}
+
+/// Removes the players that a turn's comment lines say resigned
+/// (`SYSTEM: X resigns.`) from the game.
+///
+/// # Errors
+/// A resignation names no participant.
+fn apply_resignations(
+    position: &mut MultiPosition,
+    names: &[String],
+    comments: &[String],
+) -> Result<(), ReplayError> {
+    for line in comments {
+        let Some(name) = resigned_name(line) else {
+            continue;
+        };
+        let Some(seat) = names.iter().position(|own| own.eq_ignore_ascii_case(name)) else {
+            return Err(ReplayError::Turn(TurnError::Parse(
+                crate::notation::ParseError::new(
+                    name,
+                    "expected a participant's name in the resignation",
+                ),
+            )));
+        };
+        match position.resign(seat as Seat) {
+            // An eliminated player's or a decided game's resignation
+            // changes nothing.
+            Ok(_) | Err(SeatError::AlreadyOut | SeatError::GameOver) => {}
+            Err(error @ (SeatError::NoSuchSeat | SeatError::MidTurn)) => {
+                unreachable!("a participant resigns between turns: {error}")
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The player a comment line says resigned, if it is a resignation line.
@@ -256,20 +301,7 @@ impl GameRecord {
                 .position(|name| name.eq_ignore_ascii_case(&turn.player));
             if let Some(seat) = recorded {
                 let seat = seat as Seat;
-                // Players who never move again have left the game, unless
-                // that would decide it: an unprinted departure is inferred
-                // to keep the turn order, never to name a winner.
-                let mut leaving = Seats(
-                    (0..names.len())
-                        .filter(|&other| last_turn[other] < index)
-                        .fold(0, |bits, other| bits | 1 << other),
-                );
-                if board.position.in_game().without(leaving).len() < 2 {
-                    leaving = Seats::EMPTY;
-                }
-                if seat != board.position.side_to_move()
-                    && board.position.skip_to(seat, leaving).is_ok()
-                {
+                if skip_to_recorded(&mut board.position, seat, &last_turn, index) {
                     skipped.push((turn.number, seat));
                 }
             }
@@ -321,29 +353,8 @@ impl GameRecord {
                 mover,
                 outcome: played.outcome,
             });
-            for line in &turn.comments {
-                let Some(name) = resigned_name(line) else {
-                    continue;
-                };
-                let Some(seat) = names.iter().position(|own| own.eq_ignore_ascii_case(name)) else {
-                    illegal = stop(ReplayError::Turn(TurnError::Parse(
-                        crate::notation::ParseError::new(
-                            name,
-                            "expected a participant's name in the resignation",
-                        ),
-                    )));
-                    break;
-                };
-                match board.position.resign(seat as Seat) {
-                    // An eliminated player's or a decided game's
-                    // resignation changes nothing.
-                    Ok(_) | Err(SeatError::AlreadyOut | SeatError::GameOver) => {}
-                    Err(error @ (SeatError::NoSuchSeat | SeatError::MidTurn)) => {
-                        unreachable!("a participant resigns between turns: {error}")
-                    }
-                }
-            }
-            if illegal.is_some() {
+            if let Err(reason) = apply_resignations(&mut board.position, &names, &turn.comments) {
+                illegal = stop(reason);
                 break;
             }
         }

@@ -1,12 +1,14 @@
 //! Command-line tools built on the engine and the protocol: the match
 //! runner, self-play, position analysis, game annotation and terminal play.
 //!
+//! [`cli`] holds the command line's arguments and runs each subcommand.
 //! Tools write to a writer (and `play` reads from a reader) handed over by
 //! `main.rs`, so they never touch stdin or stdout themselves and tests can
 //! drive them in memory.
 
 pub mod analyse;
 pub mod bench;
+pub mod cli;
 pub mod gui;
 pub mod match_runner;
 pub mod multi_match;
@@ -14,6 +16,7 @@ pub mod multi_play;
 pub mod openings;
 pub mod play;
 pub mod priors;
+pub mod replay;
 pub mod selfplay;
 pub mod stats;
 pub mod train;

@@ -1,5 +1,5 @@
 //! Matches of three to six players in one process: the max-n search, the
-//! greedy player and the random player (issue 10, section 4).
+//! greedy player and the random player, without the protocol in between.
 //!
 //! Each game seats the players in rotation (game `g` gives seat `s` to
 //! player `(s + g) mod n`), plays until the victory condition decides the
@@ -8,8 +8,9 @@
 //! players still in the game. Games can be saved as SDG records, which
 //! `supernova replay` reads back.
 //!
-//! External engines over the text protocol are not supported yet: the
-//! protocol has no multi-player positions (see the README).
+//! Engines in processes of their own play multi-player matches through
+//! `supernova match` with three to six `--engine`s
+//! ([`crate::tools::match_runner::run_multi_match`]).
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -36,32 +37,15 @@ pub enum MultiPlayerKind {
     Greedy,
 }
 
-/// Which victory condition the games use; Good versus Evil deals fresh
-/// alignments every game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum VictoryKind {
-    /// The last player standing wins.
-    LastManStanding,
-    /// Eliminate the next player in turn order.
-    Sinister,
-    /// Secret alignments, dealt from the match seed.
-    GoodVersusEvil,
-}
-
-impl std::str::FromStr for VictoryKind {
-    type Err = String;
-
-    /// Reads `last`, `sinister` or `good-evil`.
-    fn from_str(text: &str) -> Result<VictoryKind, String> {
-        match text {
-            "last" => Ok(VictoryKind::LastManStanding),
-            "sinister" => Ok(VictoryKind::Sinister),
-            "good-evil" => Ok(VictoryKind::GoodVersusEvil),
-            other => Err(format!(
-                "unknown victory {other:?}: expected last, sinister or good-evil"
-            )),
-        }
+/// The Evil seats of a Good-versus-Evil game of `count` players: half of
+/// them (rounded down), drawn from `random`. Each game gets a fresh deal, so
+/// that a match does not ask the same engines to be Evil every time.
+pub fn deal_evil(count: usize, random: &mut impl Rng) -> Seats {
+    let mut evil = Seats::EMPTY;
+    while evil.len() < count / 2 {
+        evil.insert(random.random_range(0..count as Seat));
     }
+    evil
 }
 
 /// The players of a match from their kinds (`mcts`, `mcts-paranoid`,
@@ -116,8 +100,9 @@ pub struct MultiMatchConfig {
     pub games: u32,
     /// The rule profile.
     pub rules: Rules,
-    /// The victory condition.
-    pub victory: VictoryKind,
+    /// The victory condition ([`Victory::from_word`]'s; Good versus Evil
+    /// deals fresh alignments every game, whatever Evil seats it names).
+    pub victory: Victory,
     /// Turns before a game is stopped (counted over all players).
     pub max_turns: u32,
     /// Seed for the random players, the searches and the alignments.
@@ -150,15 +135,10 @@ pub fn run(config: &MultiMatchConfig, out: &mut dyn Write) -> io::Result<MultiMa
             .map(|seat| (seat + game as usize) % count)
             .collect();
         let victory = match config.victory {
-            VictoryKind::LastManStanding => Victory::LastManStanding,
-            VictoryKind::Sinister => Victory::Sinister,
-            VictoryKind::GoodVersusEvil => {
-                let mut evil = Seats::EMPTY;
-                while evil.len() < count / 2 {
-                    evil.insert(random.random_range(0..count as Seat));
-                }
-                Victory::GoodVersusEvil { evil }
-            }
+            Victory::GoodVersusEvil { .. } => Victory::GoodVersusEvil {
+                evil: deal_evil(count, &mut random),
+            },
+            victory => victory,
         };
         let seat_names: Vec<&str> = seats.iter().map(|&player| names[player].as_str()).collect();
         let position = MultiPosition::start(count, victory)

@@ -1,5 +1,5 @@
 //! A multi-player game in the terminal: people at some seats, the max-n
-//! search, the greedy or the random player at the others (issue 10, section 5).
+//! search, the greedy or the random player at the others.
 //!
 //! People type turns in any form the two-player `play` reads (SDG,
 //! homeworlds-cli or token phrasing); a capture names its owner's seat
@@ -64,21 +64,21 @@ pub fn parse_seats(
         .collect())
 }
 
-/// The victory condition by name: `last` or `sinister` (Good versus Evil
-/// needs secret alignments, which a shared terminal cannot keep).
+/// The victory condition by name ([`Victory::from_word`]): `last` or
+/// `sinister`. Good versus Evil is refused: its alignments are secret, and
+/// the players at a shared terminal would all see them.
 ///
 /// # Errors
-/// Any other name.
+/// `good-evil`, or a name that is no victory condition.
 pub fn parse_victory(text: &str) -> Result<Victory, String> {
-    match text {
-        "last" => Ok(Victory::LastManStanding),
-        "sinister" => Ok(Victory::Sinister),
-        other => Err(format!(
-            "unknown victory {other:?}: expected last or sinister (good-evil needs secret alignments)"
-        )),
+    match Victory::from_word(text)? {
+        Victory::GoodVersusEvil { .. } => Err(
+            "victory good-evil: not in the terminal, where every player would see the secret alignments"
+                .to_string(),
+        ),
+        victory => Ok(victory),
     }
 }
-
 const HELP: &str = "Type a turn (such as: homeworld r1 b3 g3; build g1 Home0; attack g3e Home1), or: board, help, quit";
 
 /// Plays until the game is decided, a person types `quit`, or the input

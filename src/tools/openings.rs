@@ -382,15 +382,7 @@ pub fn write_setups(gathered: &Gathered, files: &str, out: &mut dyn Write) -> st
 /// # Errors
 /// The first file that cannot be read or parsed, named, with the reason.
 pub fn read_records(files: &[PathBuf]) -> Result<Vec<GameRecord>, String> {
-    files
-        .iter()
-        .map(|path| {
-            let text = std::fs::File::open(path)
-                .and_then(crate::notation::sdg::read_record_text)
-                .map_err(|error| format!("{}: cannot read: {error}", path.display()))?;
-            GameRecord::parse_sdg(&text).map_err(|error| format!("{}: {error}", path.display()))
-        })
-        .collect()
+    GameRecord::read_files(files)
 }
 
 #[cfg(test)]

@@ -73,6 +73,32 @@ pub struct PriorFit {
     pub top_one: (f64, f64),
 }
 
+impl PriorFit {
+    /// Prints the fit as `supernova priors` does: a `#` line with the
+    /// decisions used and the held-out measures before and after, then one
+    /// `name value` line per fitted tunable, the form the tunables table's
+    /// defaults take.
+    ///
+    /// # Errors
+    /// Writing to `out` failed.
+    pub fn write(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        writeln!(
+            out,
+            "# {} decisions fitted, {} held out: log-likelihood {:.4} -> {:.4}, top-1 {:.1}% -> {:.1}%",
+            self.steps.0,
+            self.steps.1,
+            self.log_likelihood.0,
+            self.log_likelihood.1,
+            100.0 * self.top_one.0,
+            100.0 * self.top_one.1
+        )?;
+        for (name, value) in FITTED.iter().zip(&self.values) {
+            writeln!(out, "{name} {value:.2}")?;
+        }
+        out.flush()
+    }
+}
+
 /// Fits the prior weights to the turns of `records` (replayed under
 /// `rules`), using at most `max_steps` decisions drawn with `seed`.
 pub fn fit_priors(records: &[GameRecord], rules: &Rules, max_steps: usize, seed: u64) -> PriorFit {
@@ -423,6 +449,26 @@ mod tests {
         let (before, _) = measure(&[&step], &values);
         let (after, _) = measure(&[&step], &moved);
         assert!(after > before, "{before} -> {after}");
+    }
+
+    #[test]
+    fn fit_is_printed_as_a_comment_and_name_value_lines() {
+        let fit = PriorFit {
+            values: vec![1.0; FITTED.len()],
+            steps: (90, 10),
+            log_likelihood: (-2.0, -1.5),
+            top_one: (0.25, 0.5),
+        };
+        let mut out = Vec::new();
+        fit.write(&mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let mut lines = text.lines();
+        assert_eq!(
+            lines.next(),
+            Some("# 90 decisions fitted, 10 held out: log-likelihood -2.0000 -> -1.5000, top-1 25.0% -> 50.0%")
+        );
+        assert_eq!(lines.next(), Some(format!("{} 1.00", FITTED[0]).as_str()));
+        assert_eq!(lines.count(), FITTED.len() - 1);
     }
 
     fn step_of(position: &Position, chosen: &[(u32, u32)]) -> Option<Step> {

@@ -26,7 +26,7 @@
 //!
 //! The files: `config.rs` (engines, openings and settings), `game.rs` (one
 //! game: engines, turns, referee, record), `multi.rs` (matches of three to
-//! six engines, issue 10) and this one (the schedule, the reports and the
+//! six engines) and this one (the schedule, the reports and the
 //! summary).
 
 mod config;
@@ -284,6 +284,20 @@ pub fn run_match(
     let (writer, mut result) = shared
         .into_inner()
         .map_err(|_| "output lock poisoned".to_string())?;
+    write_summary(writer, config, &names, &mut result);
+    Ok(result)
+}
+
+/// Writes the match's closing lines: the score and Elo, the sequential
+/// test's verdict (kept in `result`), the repeated games, the forfeits and
+/// adjudications. A reader that went away is no error here: the games are
+/// played and `result` holds them.
+fn write_summary(
+    writer: &mut (dyn Write + Send),
+    config: &MatchConfig,
+    names: &[String],
+    result: &mut MatchResult,
+) {
     let _ = writeln!(writer, "{}", result.tally.score_line(&names[0], &names[1]));
     let _ = writeln!(writer, "{}", result.tally.elo_line());
     if let Some(sprt) = &config.sprt {
@@ -291,7 +305,7 @@ pub fn run_match(
         let _ = writeln!(writer, "{line}");
         result.sprt = Some(verdict);
     }
-    count_repeats(&mut result);
+    count_repeats(result);
     if result.repeats > 0 {
         let _ = writeln!(
             writer,
@@ -324,7 +338,6 @@ pub fn run_match(
     }
     let _ = writeln!(writer, "Finished match");
     let _ = writer.flush();
-    Ok(result)
 }
 
 /// Finds the games that repeat an earlier one (by game number) turn for

@@ -1,6 +1,5 @@
-//! `supernova match` with three to six engines (issue 10, section 5): a
-//! multi-player match over the protocol's multi-player extension
-//! (protocol.md §10).
+//! `supernova match` with three to six engines: a multi-player match over
+//! the protocol's multi-player extension (protocol.md §10).
 //!
 //! As in two-player matches the runner is the referee: it keeps its own
 //! board, plays every returned turn on the rules core and never trusts an
@@ -31,7 +30,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 
 use super::config::{EngineConfig, TurnLimits};
 use super::HANDSHAKE_TIMEOUT;
@@ -42,16 +41,18 @@ use crate::protocol::client::EngineProcess;
 use crate::protocol::reply::Reply;
 use crate::record::multi::{record_turn, resignation_comment, victory_variants};
 use crate::record::GameRecord;
-use crate::rules::multi::{MultiOutcome, MultiPosition, Seat, Seats, Victory, MAX_PLAYERS};
+use crate::rules::multi::{MultiOutcome, MultiPosition, Seat, Victory, MAX_PLAYERS};
 use crate::rules::Rules;
+use crate::tools::multi_match::deal_evil;
 
 /// A multi-player match.
 #[derive(Clone, Debug)]
 pub struct MultiEngineMatch {
     /// The engines (3 to 6), in seat order for the first game.
     pub engines: Vec<EngineConfig>,
-    /// The victory condition: `last`, `sinister` or `good-evil`.
-    pub victory: String,
+    /// The victory condition ([`Victory::from_word`]'s; Good versus Evil
+    /// deals fresh alignments every game, whatever Evil seats it names).
+    pub victory: Victory,
     /// Limits for every engine's turns (an engine's own override them).
     pub limits: TurnLimits,
     /// Games to play.
@@ -130,18 +131,6 @@ impl MultiEngineResult {
     }
 }
 
-fn victory_of(word: &str) -> Result<Victory, String> {
-    match word {
-        "last" => Ok(Victory::LastManStanding),
-        "sinister" => Ok(Victory::Sinister),
-        "good-evil" => Ok(Victory::GoodVersusEvil { evil: Seats::EMPTY }),
-        other => Err(format!(
-            "--victory '{}': expected last, sinister or good-evil",
-            excerpt(other)
-        )),
-    }
-}
-
 /// A started engine for one seat of one game.
 struct Player {
     process: Option<EngineProcess>,
@@ -190,7 +179,7 @@ fn start(
         lines.push(format!("setoption name Seed value {seed}"));
         lines.push(format!(
             "setoption name Victory value {}",
-            match_config.victory
+            match_config.victory.word()
         ));
         if let Some(evil) = alignment {
             let word = if evil { "evil" } else { "good" };
@@ -264,15 +253,13 @@ fn limits_of(config: &MultiEngineMatch, engine: &EngineConfig) -> TurnLimits {
 fn play_game(config: &MultiEngineMatch, names: &[String], number: usize) -> MultiGameReport {
     let count = config.engines.len();
     let seats: Vec<usize> = (0..count).map(|seat| (seat + number - 1) % count).collect();
-    let mut victory = victory_of(&config.victory).unwrap_or(Victory::LastManStanding);
-    let mut evil = Seats::EMPTY;
+    let mut victory = config.victory;
     if let Victory::GoodVersusEvil { .. } = victory {
         let mut random =
             SmallRng::seed_from_u64(config.seed ^ (number as u64).wrapping_mul(0x9E37_79B9));
-        while evil.len() < count / 2 {
-            evil.insert(random.random_range(0..count as Seat));
-        }
-        victory = Victory::GoodVersusEvil { evil };
+        victory = Victory::GoodVersusEvil {
+            evil: deal_evil(count, &mut random),
+        };
     }
     let seat_names: Vec<&str> = seats.iter().map(|&engine| names[engine].as_str()).collect();
     let mut report = MultiGameReport {
@@ -297,32 +284,7 @@ fn play_game(config: &MultiEngineMatch, names: &[String], number: usize) -> Mult
         header,
         turns: Vec::new(),
     };
-    let mut players: Vec<Player> = Vec::with_capacity(count);
-    let mut forfeited: Vec<(Seat, String)> = Vec::new();
-    for (seat, &engine) in seats.iter().enumerate() {
-        let engine_config = &config.engines[engine];
-        let limits = limits_of(config, engine_config);
-        let alignment =
-            matches!(victory, Victory::GoodVersusEvil { .. }).then(|| evil.contains(seat as Seat));
-        let log = config.logs.as_ref().map(|directory| {
-            directory.join(format!("game-{number:04}-p{seat}-{}.log", names[engine]))
-        });
-        let seed = (config.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (number * 8 + seat) as u64)
-            & (u64::MAX >> 1);
-        let process = match start(config, engine_config, count, alignment, seed, log) {
-            Ok((process, _)) => Some(process),
-            Err(failure) => {
-                forfeited.push((seat as Seat, format!("failed to start: {failure}")));
-                None
-            }
-        };
-        players.push(Player {
-            process,
-            name: names[engine].clone(),
-            clock: limits.clock.map(|(time, _)| time),
-            limits,
-        });
-    }
+    let (mut players, forfeited) = start_players(config, names, &seats, victory, number);
     for (seat, reason) in forfeited {
         forfeit(
             &mut board,
@@ -385,7 +347,78 @@ fn play_game(config: &MultiEngineMatch, names: &[String], number: usize) -> Mult
             process.quit();
         }
     }
-    let position = &board.position;
+    settle(
+        &board.position,
+        &seat_names,
+        config.max_turns,
+        &mut record,
+        &mut report,
+    );
+    if let Some(directory) = &config.transcripts {
+        let path = directory.join(format!("game-{number:04}.sdg"));
+        if let Err(error) = std::fs::write(&path, record.to_sdg()) {
+            report.reason.push_str(&format!(
+                " (the record {} could not be written: {error})",
+                path.display()
+            ));
+        }
+    }
+    report
+}
+
+/// Starts the engine of each seat (`seats[seat]` is its engine) with its
+/// options, alignment and seed. An engine that cannot start is listed with
+/// the reason instead, to forfeit its seat once the board is set up.
+fn start_players(
+    config: &MultiEngineMatch,
+    names: &[String],
+    seats: &[usize],
+    victory: Victory,
+    number: usize,
+) -> (Vec<Player>, Vec<(Seat, String)>) {
+    let count = seats.len();
+    let mut players: Vec<Player> = Vec::with_capacity(count);
+    let mut forfeited: Vec<(Seat, String)> = Vec::new();
+    for (seat, &engine) in seats.iter().enumerate() {
+        let engine_config = &config.engines[engine];
+        let limits = limits_of(config, engine_config);
+        let alignment = match victory {
+            Victory::GoodVersusEvil { evil } => Some(evil.contains(seat as Seat)),
+            _ => None,
+        };
+        let log = config.logs.as_ref().map(|directory| {
+            directory.join(format!("game-{number:04}-p{seat}-{}.log", names[engine]))
+        });
+        let seed = (config.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (number * 8 + seat) as u64)
+            & (u64::MAX >> 1);
+        let process = match start(config, engine_config, count, alignment, seed, log) {
+            Ok((process, _)) => Some(process),
+            Err(failure) => {
+                forfeited.push((seat as Seat, format!("failed to start: {failure}")));
+                None
+            }
+        };
+        players.push(Player {
+            process,
+            name: names[engine].clone(),
+            clock: limits.clock.map(|(time, _)| time),
+            limits,
+        });
+    }
+    (players, forfeited)
+}
+
+/// Scores a finished (or stopped) game: the winners share its point, a
+/// draw shares it among everyone, a game stopped at the turn limit among
+/// the players still in. The record names the winners; the report says why.
+fn settle(
+    position: &MultiPosition,
+    seat_names: &[&str],
+    max_turns: u32,
+    record: &mut GameRecord,
+    report: &mut MultiGameReport,
+) {
+    let count = seat_names.len();
     let (sharing, reason): (Vec<Seat>, String) = match position.outcome() {
         MultiOutcome::Win(winners) => {
             let names: Vec<&str> = winners
@@ -409,23 +442,13 @@ fn play_game(config: &MultiEngineMatch, names: &[String], number: usize) -> Mult
         ),
         MultiOutcome::Ongoing => (
             position.in_game().iter().collect(),
-            format!("unfinished: turn limit {}", config.max_turns),
+            format!("unfinished: turn limit {max_turns}"),
         ),
     };
     for &seat in &sharing {
         report.points[seat as usize] += 1.0 / sharing.len() as f64;
     }
     report.reason = reason;
-    if let Some(directory) = &config.transcripts {
-        let path = directory.join(format!("game-{number:04}.sdg"));
-        if let Err(error) = std::fs::write(&path, record.to_sdg()) {
-            report.reason.push_str(&format!(
-                " (the record {} could not be written: {error})",
-                path.display()
-            ));
-        }
-    }
-    report
 }
 
 /// Asks the engine in `seat` for its turn: `position pos`, `go`, then the
@@ -537,8 +560,7 @@ fn forfeit(
 /// score table to `output`.
 ///
 /// # Errors
-/// Fewer than 3 or more than 6 engines, an unknown victory condition, no
-/// turn limit, an engine that cannot start at all, or an unwritable
+/// Fewer than 3 or more than 6 engines, no turn limit, an engine that cannot start at all, or an unwritable
 /// directory.
 pub fn run_multi_match(
     config: &MultiEngineMatch,
@@ -548,7 +570,6 @@ pub fn run_multi_match(
     if !(3..=MAX_PLAYERS).contains(&count) {
         return Err(format!("expected 3 to 6 engines, not {count}"));
     }
-    victory_of(&config.victory)?;
     if config.limits.is_empty() && config.engines.iter().any(|engine| engine.limits.is_empty()) {
         return Err(
             "no turn limit: give --movetime, --nodes or --tc (or movetime=/nodes=/tc= per engine)"
@@ -566,7 +587,7 @@ pub fn run_multi_match(
         config.games,
         names.join(", "),
         count,
-        config.victory,
+        config.victory.word(),
         config.concurrency.max(1)
     );
     let shared = Mutex::new((
