@@ -37,7 +37,7 @@ fn run(arguments: Arguments) -> Result<(), Failure> {
         Command::Replay(arguments) => arguments.run(&mut stdout.lock()),
         Command::Show(arguments) => arguments.run(&mut stdout.lock()),
         Command::Accuracy(arguments) => arguments.run(&mut stdout.lock()),
-        Command::Gui(arguments) => arguments.run(),
+        Command::Gui(arguments) => arguments.run(&mut std::io::stdout()),
         Command::Openings(arguments) => arguments.run(&mut stdout.lock()),
         Command::Priors(arguments) => arguments.run(&mut stdout.lock()),
         Command::Train(arguments) => arguments.run(&mut stdout.lock()),

@@ -359,15 +359,18 @@ pub struct GuiArguments {
 }
 
 impl GuiArguments {
-    /// Serves the GUI until the program is stopped.
+    /// Binds, writes `Supernova GUI: http://host:port/` to `out` (the line a
+    /// person opens and the GUI test reads) and serves the GUI until the
+    /// program is stopped.
     ///
     /// # Errors
-    /// The address cannot be listened on.
-    pub fn run(self) -> Result<(), Failure> {
-        Ok(crate::tools::gui::serve(
-            &self.bind,
-            self.port,
-            &self.engines,
-        )?)
+    /// A bad engine command, the address cannot be listened on, or `out`
+    /// cannot be written.
+    pub fn run(self, out: &mut dyn Write) -> Result<(), Failure> {
+        let gui = crate::tools::gui::Gui::bind(&self.bind, self.port, &self.engines)?;
+        writeln!(out, "Supernova GUI: {}", gui.url())?;
+        out.flush()?;
+        gui.run();
+        Ok(())
     }
 }

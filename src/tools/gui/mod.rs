@@ -125,24 +125,6 @@ impl Gui {
     }
 }
 
-/// Binds, writes `Supernova GUI: http://host:port/` to standard output and
-/// serves: the `gui` subcommand in one call, for a caller that has not
-/// taken the announcement over. A caller that owns standard output calls
-/// [`Gui::bind`], prints [`Gui::url`] itself and then [`Gui::run`].
-///
-/// # Errors
-/// A bad engine command, or the address cannot be bound.
-pub fn serve(bind: &str, port: u16, engines: &[String]) -> Result<(), String> {
-    use std::io::Write;
-    let gui = Gui::bind(bind, port, engines)?;
-    let mut out = std::io::stdout();
-    writeln!(out, "Supernova GUI: {}", gui.url())
-        .and_then(|()| out.flush())
-        .map_err(|error| format!("cannot write the address: {error}"))?;
-    gui.run();
-    Ok(())
-}
-
 /// Answers one request; never panics on bad input.
 fn handle(mut request: Request, shared: &Arc<Shared>) {
     let url = request.url().to_string();
