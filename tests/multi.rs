@@ -317,6 +317,17 @@ fn resignations_and_skipped_turns_in_records() {
     );
 }
 
+/// One system as text for comparing the two position types: its slot, its
+/// stars and its two fleets.
+fn system_text(
+    slot: impl std::fmt::Display,
+    stars: impl std::fmt::Display,
+    first: impl std::fmt::Display,
+    second: impl std::fmt::Display,
+) -> String {
+    format!("{slot}:{stars}:{first}:{second}")
+}
+
 /// The same map in both position types, written as text for comparison:
 /// each system's stars and two fleets, sorted.
 fn two_player_text(position: &Position) -> (Vec<String>, usize, Outcome) {
@@ -324,10 +335,7 @@ fn two_player_text(position: &Position) -> (Vec<String>, usize, Outcome) {
         .occupied_slots()
         .map(|slot| {
             let system = position.system(slot);
-            format!(
-                "{slot}:{}:{}:{}",
-                system.stars, system.ships[0], system.ships[1]
-            )
+            system_text(slot, system.stars, system.ships[0], system.ships[1])
         })
         .collect();
     systems.sort();
@@ -345,10 +353,7 @@ fn multi_as_two_player_text(position: &MultiPosition) -> (Vec<String>, usize, Ou
         .occupied_slots()
         .map(|slot| {
             let system = position.system(slot);
-            format!(
-                "{slot}:{}:{}:{}",
-                system.stars, system.ships[0], system.ships[1]
-            )
+            system_text(slot, system.stars, system.ships[0], system.ships[1])
         })
         .collect();
     systems.sort();

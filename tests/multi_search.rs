@@ -150,10 +150,8 @@ fn bad_match_arguments_are_refused() {
 
 #[test]
 fn a_person_plays_against_two_searches_in_the_terminal() {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let mut child = Command::new(common::binary())
-        .args([
+    let output = common::supernova_with_input(
+        &[
             "multi-play",
             "--seat",
             "human",
@@ -165,18 +163,9 @@ fn a_person_plays_against_two_searches_in_the_terminal() {
             "50",
             "--victory",
             "sinister",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"homeworld r1 b3 g3\nboard\nbuild g1 Nowhere\nbuild g1 human_N\n")
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
+        ],
+        b"homeworld r1 b3 g3\nboard\nbuild g1 Nowhere\nbuild g1 human_N\n",
+    );
     let text = common::text(&output);
     assert!(output.status.success(), "{text}");
     assert!(text.contains("mcts_E (E) plays: Homeworld "), "{text}");

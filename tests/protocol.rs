@@ -5,8 +5,12 @@
 //! (lines starting with `#` are comments) and `NAME.out` the expected
 //! transcript, with times and speeds replaced by `T` and `N`, the machine's
 //! `Threads` and `Hash` bounds by `THREADS` and `HASH`, and only the final
-//! `info` block of each search kept (progress lines depend on the clock). After an intended change, regenerate them with
-//! `SUPERNOVA_BLESS=1 cargo test --release --test protocol` and review the diff.
+//! `info` block of each search kept (progress lines depend on the clock).
+//! After an intended change, regenerate them with
+//! `SUPERNOVA_BLESS=1 cargo test --release --test protocol` and review the
+//! diff.
+
+mod common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -100,6 +104,12 @@ impl Engine {
 
     fn wait(&mut self) -> std::process::ExitStatus {
         self.child.wait().unwrap()
+    }
+
+    /// Sends `quit` and checks that the engine then exits cleanly.
+    fn quit(&mut self) {
+        self.send("quit");
+        assert!(self.wait().success());
     }
 }
 
@@ -281,8 +291,7 @@ fn hwi_lists_every_tunable_with_its_range() {
         .filter(|line| line.to_ascii_lowercase().contains("overhead"))
         .count();
     assert_eq!(overhead_lines, 1, "{lines:?}");
-    engine.send("quit");
-    assert!(engine.wait().success());
+    engine.quit();
 }
 
 /// A game of 200,000 passes after the setup turns, in one `position` line
@@ -322,8 +331,7 @@ fn a_long_moves_list_is_read_in_linear_time() {
         ),
         "{lines:?}"
     );
-    engine.send("quit");
-    assert!(engine.wait().success());
+    engine.quit();
 }
 
 /// Junk lines, each of which the engine must reject with one error: random
@@ -484,8 +492,7 @@ fn junk_input_never_changes_the_state_or_kills_the_engine() {
         .collect();
     let board_before: Vec<&String> = before.iter().collect();
     assert_eq!(board_after, board_before, "the position is unchanged");
-    engine.send("quit");
-    assert!(engine.wait().success());
+    engine.quit();
 }
 
 #[test]
@@ -519,8 +526,7 @@ fn stop_ends_an_infinite_search_with_one_bestmove_and_isready_answers_during_it(
     );
     engine.send("isready");
     assert_eq!(engine.next_line(), "readyok", "exactly one bestmove");
-    engine.send("quit");
-    assert!(engine.wait().success());
+    engine.quit();
 }
 
 #[test]
@@ -544,18 +550,7 @@ fn end_of_input_stops_an_infinite_search_and_exits_cleanly() {
 
 #[test]
 fn the_default_command_runs_the_protocol() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_supernova"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"isready\nposition startpos\ngo nodes 10\n")
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
+    let output = common::supernova_with_input(&[], b"isready\nposition startpos\ngo nodes 10\n");
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(output.status.success());
     assert!(text.starts_with("readyok\n"), "{text}");
@@ -619,6 +614,18 @@ fn the_client_half_reads_every_engine_reply() {
     engine.quit();
 }
 
+/// Sets `position` and searches 100 nodes; returns the first `info depth`
+/// line of the answer (a proven result is reported there in full).
+fn first_depth_info(engine: &mut Engine, position: &str) -> String {
+    engine.send(position);
+    engine.send("go nodes 100");
+    let lines = engine.read_until(|line| line.starts_with("bestmove"));
+    lines
+        .into_iter()
+        .find(|line| line.starts_with("info depth"))
+        .expect("an info line before bestmove")
+}
+
 /// Sends `isready` and returns what came before `readyok`.
 fn synchronise(engine: &mut Engine) -> Vec<String> {
     engine.send("isready");
@@ -678,8 +685,7 @@ fn go_infinite_answers_only_after_stop_even_when_the_turn_is_settled() {
         engine.read_until(|line| line.starts_with("bestmove")),
         ["info string result 1-0 elimination", "bestmove (none)"]
     );
-    engine.send("quit");
-    assert!(engine.wait().success());
+    engine.quit();
 }
 
 /// `go ponder` searches until `ponderhit` or `stop`: after `ponderhit` the
@@ -723,8 +729,7 @@ fn go_ponder_waits_for_ponderhit_or_stop() {
     assert!(engine
         .next_line()
         .starts_with("info string error: 'ponder'"));
-    engine.send("quit");
-    assert!(engine.wait().success());
+    engine.quit();
 }
 
 /// With `Ponder` on, `bestmove` names the reply the engine expects, and
@@ -756,8 +761,7 @@ fn bestmove_names_the_expected_reply_with_ponder_on() {
     assert!(engine
         .next_line()
         .starts_with("info string error: option Ponder: bad value 'maybe'"));
-    engine.send("quit");
-    assert!(engine.wait().success());
+    engine.quit();
 }
 
 /// When a safety check replaces the tree's turn, the final `multipv 1`
@@ -805,8 +809,7 @@ fn the_first_multipv_line_is_the_turn_played_when_a_check_replaces_it() {
         .collect();
     assert_eq!(others.len(), 2, "{lines:?}");
     assert!(!others.iter().any(|turn| turn == played), "{others:?}");
-    engine.send("quit");
-    assert!(engine.wait().success());
+    engine.quit();
 }
 
 /// Every `info` line reads as a typed reply: with `UCI_ShowWDL` on it
@@ -847,26 +850,14 @@ fn info_lines_carry_wdl_whole_lines_and_mate_scores() {
     }
     // A proven win is UCI's mate score, with its line to the end.
     engine.send("setoption name MultiPV value 1");
-    engine.send("position pos r1b3:g3:/y2b2:r3:g1 0");
-    engine.send("go nodes 100");
-    let lines = engine.read_until(|line| line.starts_with("bestmove"));
-    let proven = lines
-        .iter()
-        .find(|line| line.starts_with("info depth"))
-        .unwrap();
+    let proven = first_depth_info(&mut engine, "position pos r1b3:g3:/y2b2:r3:g1 0");
     assert!(
         proven.contains(" score mate 1 winprob 1000 wdl 1000 0 0 "),
         "{proven}"
     );
     // A proven loss: passing lets the opponent capture the last home ship,
     // and the only other turn sacrifices it.
-    engine.send("position pos r1b3:g3:/r1:r3:r1 1");
-    engine.send("go nodes 100");
-    let lines = engine.read_until(|line| line.starts_with("bestmove"));
-    let proven = lines
-        .iter()
-        .find(|line| line.starts_with("info depth"))
-        .unwrap();
+    let proven = first_depth_info(&mut engine, "position pos r1b3:g3:/r1:r3:r1 1");
     assert!(
         proven.contains(" score mate -1 winprob 0 wdl 0 0 1000 "),
         "{proven}"
@@ -882,8 +873,7 @@ fn info_lines_carry_wdl_whole_lines_and_mate_scores() {
     let cp: f64 = cp.parse().unwrap();
     let winprob: f64 = winprob.parse().unwrap();
     assert!((winprob - (cp + 1000.0) / 2.0).abs() <= 1.0, "{eval}");
-    engine.send("quit");
-    assert!(engine.wait().success());
+    engine.quit();
 }
 
 /// `setoption` during a search is refused with the documented error and
@@ -920,8 +910,7 @@ fn setoption_during_a_search_is_refused_and_changes_nothing() {
         assert!(!line.contains(" wdl "), "{line}");
     }
     assert_eq!(lines.last().unwrap().split(' ').count(), 2, "{lines:?}");
-    engine.send("quit");
-    assert!(engine.wait().success());
+    engine.quit();
 }
 
 /// `UCI_LimitStrength` with `UCI_Elo`: the search runs at most the level's
@@ -986,8 +975,7 @@ fn limited_strength_budgets_nodes_and_keeps_the_exact_checks() {
         let lines = engine.read_until(|line| line.starts_with("bestmove"));
         assert_eq!(lines.last().unwrap(), expected, "{lines:?}");
     }
-    engine.send("quit");
-    assert!(engine.wait().success());
+    engine.quit();
 }
 
 /// A limited engine plays as it was calibrated: the search constants its

@@ -10,8 +10,6 @@
 
 mod common;
 
-use std::io::Write;
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -726,19 +724,7 @@ fn short_self_play_games_end_legally() {
 
 /// Runs the binary with `input` on its standard input; returns its output.
 fn run_with_input(input: &str) -> String {
-    let mut child = Command::new(common::binary())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary starts");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
+    let output = common::supernova_with_input(&[], input.as_bytes());
     assert!(output.status.success(), "{output:?}");
     String::from_utf8(output.stdout).unwrap()
 }

@@ -73,7 +73,7 @@ fn analysed_sdg_turns_append_to_the_game_and_replay() {
 
 #[test]
 fn analyse_reports_candidates_in_every_notation() {
-    let output = supernova(&[
+    let arguments = [
         "analyse",
         "r1b3:g3y1:/y2b2::g3 0",
         "--nodes",
@@ -82,7 +82,8 @@ fn analyse_reports_candidates_in_every_notation() {
         "3",
         "--notation",
         "token",
-    ]);
+    ];
+    let output = supernova(&arguments);
     let out = text(&output);
     assert!(output.status.success(), "{out}");
     assert!(field(&out, "best: ").contains('.'), "a token: {out}");
@@ -90,16 +91,7 @@ fn analyse_reports_candidates_in_every_notation() {
     assert!(out.contains("candidates:\n  1. "), "{out}");
     assert!(out.contains("\n  3. "), "{out}");
     // Reproducible with one thread and a node limit.
-    let again = supernova(&[
-        "analyse",
-        "r1b3:g3y1:/y2b2::g3 0",
-        "--nodes",
-        "3000",
-        "--multipv",
-        "3",
-        "--notation",
-        "token",
-    ]);
+    let again = supernova(&arguments);
     let strip_speed = |text: &str| -> String {
         text.lines()
             .filter(|line| !line.starts_with("nodes "))
@@ -148,20 +140,10 @@ fn annotate_finds_exactly_the_two_blunders() {
 }
 
 fn play_session(arguments: &[&str], input: &str) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_supernova"))
-        .arg("play")
-        .args(arguments)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
+    let arguments: Vec<&str> = std::iter::once("play")
+        .chain(arguments.iter().copied())
+        .collect();
+    let output = common::supernova_with_input(&arguments, input.as_bytes());
     assert!(output.status.success());
     text(&output)
 }

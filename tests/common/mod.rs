@@ -50,6 +50,27 @@ pub fn supernova(arguments: &[&str]) -> std::process::Output {
         .expect("the binary runs")
 }
 
+/// Runs the binary with `arguments`, writes `input` to its standard input
+/// (closing it after), and waits for it, collecting both output streams.
+pub fn supernova_with_input(arguments: &[&str], input: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(binary())
+        .args(arguments)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    child
+        .stdin
+        .take()
+        .expect("its standard input is piped")
+        .write_all(input)
+        .expect("the binary reads its input");
+    child.wait_with_output().expect("the binary runs")
+}
+
 /// A command's standard output as text.
 pub fn text(output: &std::process::Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()

@@ -149,19 +149,20 @@ fn edges(position: &MultiPosition, rules: &Rules) -> Vec<MultiEdge> {
     }
     let mut actions = Vec::new();
     position.legal_actions(rules, &mut actions);
-    let sensible: Vec<MultiAction> = actions
-        .iter()
-        .copied()
-        .filter(|&action| sensible_setup(action))
-        .collect();
-    if !sensible.is_empty() {
-        actions = sensible;
-    }
+    keep_sensible_setups(&mut actions);
     let mut edges: Vec<MultiEdge> = actions.into_iter().map(MultiEdge::Act).collect();
     if position.turn_state() != TurnState::Start && position.clone().end_turn(rules).is_ok() {
         edges.push(MultiEdge::End);
     }
     edges
+}
+
+/// Keeps only the [`sensible_setup`] actions, unless none is: a position
+/// whose every creation looks poor still has its legal ones searched.
+pub(crate) fn keep_sensible_setups(actions: &mut Vec<MultiAction>) {
+    if actions.iter().any(|&action| sensible_setup(action)) {
+        actions.retain(|&action| sensible_setup(action));
+    }
 }
 
 /// Whether a homeworld creation is one worth searching: a Large ship, two

@@ -13,7 +13,7 @@ use std::collections::HashSet;
 use crate::rules::multi::{MultiAction, MultiOutcome, MultiPosition, Seat};
 use crate::rules::{Rules, TurnState};
 
-use super::sensible_setup;
+use super::keep_sensible_setups;
 
 /// One distinct whole turn: its actions and the position after its end.
 #[derive(Clone, Debug)]
@@ -54,14 +54,7 @@ pub fn whole_turns(position: &MultiPosition, rules: &Rules, limit: usize) -> Vec
         }
         current.legal_actions(rules, &mut actions);
         if actions.iter().any(|&action| is_setup(action)) {
-            let sensible: Vec<MultiAction> = actions
-                .iter()
-                .copied()
-                .filter(|&action| sensible_setup(action))
-                .collect();
-            if !sensible.is_empty() {
-                actions = sensible;
-            }
+            keep_sensible_setups(&mut actions);
         }
         for &action in actions.iter().rev() {
             let mut next = current.clone();

@@ -303,7 +303,9 @@ fn play_game(config: &MultiEngineMatch, names: &[String], number: usize) -> Mult
         let mover = board.position.side_to_move();
         let seat = mover as usize;
         let before = board.clone();
-        match ask(config, &board, &mut players, seat) {
+        // A turn that is played is recorded; a failed answer or an illegal
+        // turn is the reason the mover forfeits.
+        let failure = match ask(config, &board, &mut players, seat) {
             Ok(token) => match board.play_turn_text(&config.rules, &token) {
                 Ok(played) => {
                     report.turns += 1;
@@ -317,29 +319,21 @@ fn play_game(config: &MultiEngineMatch, names: &[String], number: usize) -> Mult
                     ) {
                         record.turns.push(turn);
                     }
+                    None
                 }
-                Err(error) => {
-                    let reason = format!("illegal turn '{}': {error}", excerpt(&token));
-                    stuck = !forfeit(
-                        &mut board,
-                        &mut players,
-                        &mut record,
-                        &mut report,
-                        mover,
-                        reason,
-                    );
-                }
+                Err(error) => Some(format!("illegal turn '{}': {error}", excerpt(&token))),
             },
-            Err(reason) => {
-                stuck = !forfeit(
-                    &mut board,
-                    &mut players,
-                    &mut record,
-                    &mut report,
-                    mover,
-                    reason,
-                );
-            }
+            Err(reason) => Some(reason),
+        };
+        if let Some(reason) = failure {
+            stuck = !forfeit(
+                &mut board,
+                &mut players,
+                &mut record,
+                &mut report,
+                mover,
+                reason,
+            );
         }
     }
     for player in &mut players {
