@@ -1076,3 +1076,52 @@ fn a_search_that_fills_a_tiny_hash_recycles_and_answers_a_legal_turn() {
         assert!(engine.wait().success());
     }
 }
+
+/// `EvalFile` reads only a regular file of a bounded size: a device that
+/// never ends, a named pipe with no writer and an oversized file are each
+/// refused at once with the reason, `isready` is answered straight after,
+/// and the network in use stays (a search still runs on it).
+#[test]
+fn eval_file_refuses_devices_pipes_and_huge_files_at_once() {
+    let folder = std::env::temp_dir().join(format!("supernova-evalfile-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&folder);
+    std::fs::create_dir_all(&folder).unwrap();
+    let pipe = folder.join("pipe");
+    let made = Command::new("mkfifo").arg(&pipe).status();
+    let huge = folder.join("huge.net");
+    std::fs::write(&huge, vec![b'0'; 5 << 20]).unwrap();
+    let mut cases = vec![
+        ("/dev/zero".to_string(), "a regular network file"),
+        (
+            huge.display().to_string(),
+            "at most 4194304 bytes, not 5242880",
+        ),
+        (folder.display().to_string(), "a regular network file"),
+    ];
+    if made.is_ok_and(|status| status.success()) {
+        cases.push((pipe.display().to_string(), "a regular network file"));
+    }
+    let mut engine = Engine::start();
+    for (path, reason) in &cases {
+        let started = Instant::now();
+        engine.send(&format!("setoption name EvalFile value {path}"));
+        let replies = synchronise(&mut engine);
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{path}: answered after {:?}",
+            started.elapsed()
+        );
+        assert_eq!(replies.len(), 1, "{path}: {replies:?}");
+        assert!(
+            replies[0].starts_with("info string error: option EvalFile: ")
+                && replies[0].contains(reason),
+            "{path}: {replies:?}"
+        );
+    }
+    engine.send("position startpos moves home.r1.b3.g3 home.y2.b1.g3");
+    engine.send("go nodes 50");
+    let lines = engine.read_until(|line| line.starts_with("bestmove"));
+    assert!(lines.last().unwrap().starts_with("bestmove "), "{lines:?}");
+    engine.quit();
+    let _ = std::fs::remove_dir_all(&folder);
+}

@@ -24,6 +24,11 @@ use crate::search::{
 /// only under that UCI name.
 pub(super) const MOVE_OVERHEAD_TUNABLE: &str = "move_overhead_ms";
 
+/// The largest network file `EvalFile` reads, in bytes. A network of the
+/// engine's shape is tens of kilobytes; a bound keeps a wrong path (a huge
+/// file, `/dev/zero`) from filling the memory before the parse refuses it.
+pub const MAX_NETWORK_FILE_BYTES: u64 = 4 << 20;
+
 /// The `EvalFile` value that names the network built into the binary.
 pub const EMBEDDED_NETWORK: &str = "<built-in>";
 
@@ -478,8 +483,8 @@ impl Setting<'_> {
         if self.value.is_empty() || self.value == EMBEDDED_NETWORK {
             return Ok(ValueNetwork::embedded());
         }
-        let text = std::fs::read_to_string(self.value)
-            .map_err(|error| self.bad(format!("a readable network file ({error})")))?;
+        let text =
+            read_network_file(std::path::Path::new(self.value)).map_err(|error| self.bad(error))?;
         let network = ValueNetwork::parse(&text)
             .map_err(|error| self.bad(format!("a network file ({error})")))?;
         Ok(Arc::new(network))
@@ -497,4 +502,43 @@ impl Setting<'_> {
         };
         Ok(())
     }
+}
+
+/// Reads a network file for `EvalFile`: a regular file of at most
+/// [`MAX_NETWORK_FILE_BYTES`], as text. Anything else is refused without
+/// being read: a FIFO would block the command loop until a writer came, and
+/// a device such as `/dev/zero` never ends. The type is checked before the
+/// file is opened (opening a FIFO blocks) and again on the open handle.
+///
+/// # Errors
+/// What the file is instead, why it cannot be read, or how large it is.
+fn read_network_file(path: &std::path::Path) -> Result<String, String> {
+    use std::io::Read;
+    let regular = |metadata: &std::fs::Metadata| -> Result<(), String> {
+        if !metadata.is_file() {
+            return Err("a regular network file (this is a folder, device or pipe)".to_string());
+        }
+        if metadata.len() > MAX_NETWORK_FILE_BYTES {
+            return Err(format!(
+                "a network file of at most {MAX_NETWORK_FILE_BYTES} bytes, not {}",
+                metadata.len()
+            ));
+        }
+        Ok(())
+    };
+    let unreadable = |error: std::io::Error| format!("a readable network file ({error})");
+    regular(&std::fs::metadata(path).map_err(unreadable)?)?;
+    let file = std::fs::File::open(path).map_err(unreadable)?;
+    regular(&file.metadata().map_err(unreadable)?)?;
+    let mut bytes = Vec::new();
+    // One byte past the bound tells a file that grew since the check.
+    file.take(MAX_NETWORK_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
+    if bytes.len() as u64 > MAX_NETWORK_FILE_BYTES {
+        return Err(format!(
+            "a network file of at most {MAX_NETWORK_FILE_BYTES} bytes"
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| "a network file (it is not UTF-8 text)".to_string())
 }
