@@ -73,7 +73,7 @@ fn the_book_table_is_what_the_records_give() {
     let Some(files) = record_files("the_book_table_is_what_the_records_give") else {
         return;
     };
-    let records = openings::read_records(&files).unwrap();
+    let records = supernova::record::GameRecord::read_files(&files).unwrap();
     let gathered = openings::gather(&records);
     assert_eq!(
         gathered.setups, PLAYED_SETUPS,

@@ -377,14 +377,6 @@ pub fn write_setups(gathered: &Gathered, files: &str, out: &mut dyn Write) -> st
     out.flush()
 }
 
-/// Reads and parses record files.
-///
-/// # Errors
-/// The first file that cannot be read or parsed, named, with the reason.
-pub fn read_records(files: &[PathBuf]) -> Result<Vec<GameRecord>, String> {
-    GameRecord::read_files(files)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
