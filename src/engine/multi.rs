@@ -392,7 +392,10 @@ impl MultiEngine {
         let avoid = self.played.get(&key).cloned().unwrap_or_default();
         let actions = match self.settings.player {
             PlayerKind::Mcts => search.best_turn_avoiding(&searched, rules, &avoid),
-            PlayerKind::Greedy => greedy_turn_avoiding(&searched, rules, &avoid),
+            // The shot player's evaluation is a two-player one.
+            PlayerKind::Greedy | PlayerKind::Shots => {
+                greedy_turn_avoiding(&searched, rules, &avoid)
+            }
             PlayerKind::Random => {
                 let mut random = SmallRng::seed_from_u64(seed);
                 random_turn(&mut searched.clone(), rules, &mut random)
@@ -401,7 +404,7 @@ impl MultiEngine {
         let mut report = search.report();
         report.decision = match self.settings.player {
             PlayerKind::Mcts => report.decision,
-            PlayerKind::Greedy => "greedy",
+            PlayerKind::Greedy | PlayerKind::Shots => "greedy",
             PlayerKind::Random => "random",
         };
         if let Some(result) = result_of(position, rules, &actions) {

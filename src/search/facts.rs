@@ -2,7 +2,7 @@
 //! bounds all need, gathered in one pass over the slots so that none of them
 //! decodes the packed position more than once.
 
-use crate::rules::{Colour, Piece, PieceSet, Position, Slot, System, SLOT_COUNT};
+use crate::rules::{Colour, Piece, PieceSet, Player, Position, Slot, System, SLOT_COUNT};
 
 /// Low bit of the 2-bit field of every piece type of size 1, 2 and 3.
 const SIZE_MASKS: [u32; 3] = [0x0004_1041, 0x0010_4104, 0x0041_0410];
@@ -123,4 +123,83 @@ impl Facts {
             && self.exists(b)
             && self.sizes[a as usize] & self.sizes[b as usize] == 0
     }
+}
+
+/// The best red sacrifice of `attacker` by what it captures: see
+/// [`sacrifice_shot`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct SacrificeShot {
+    /// Worth taken less the worth given up.
+    pub net: f32,
+    /// Where the red ship to give up is.
+    pub slot: Slot,
+    /// Its size: the number of captures it buys.
+    pub size: u8,
+}
+
+/// What `attacker` takes with its best red sacrifice: a red ship of size
+/// `s` given up buys `s` captures, each of an enemy ship no larger than the
+/// attacker's largest in that system (the sacrificed ship no longer counts
+/// there), best first by `worth` (indexed by size, 0 unused), less the
+/// sacrificed ship's worth. `None` when no sacrifice gains anything.
+///
+/// Why it matters: two large ships moved next to a large enemy ship look
+/// safe to a basic-capture test when the enemy has no red there, yet any
+/// red ship of the enemy's elsewhere, sacrificed, takes both. A
+/// one-turn-lookahead player sees that at once; a tree search must be told.
+pub(crate) fn sacrifice_shot(
+    facts: &Facts,
+    attacker: Player,
+    worth: [f32; 4],
+) -> Option<SacrificeShot> {
+    let own = attacker.index();
+    let enemy = 1 - own;
+    // Capturable enemy ships by size, everywhere, and where the reds are.
+    let mut total = [0u32; 3];
+    let mut reds = 0u32;
+    for &slot in facts.slots() {
+        let system = facts.systems[slot as usize];
+        let counts = reachable(system.ships[own], system.ships[enemy]);
+        for size in 0..3 {
+            total[size] += counts[size];
+        }
+        if system.ships[own].has_colour(Colour::Red) {
+            reds |= 1 << slot;
+        }
+    }
+    if total == [0; 3] {
+        return None;
+    }
+    let mut best: Option<SacrificeShot> = None;
+    while reds != 0 {
+        let slot = reds.trailing_zeros() as Slot;
+        reds &= reds - 1;
+        let system = facts.systems[slot as usize];
+        let size = largest_of_colour(system.ships[own], Colour::Red);
+        let mut left = system.ships[own];
+        left.remove(piece(Colour::Red, size));
+        let before = reachable(system.ships[own], system.ships[enemy]);
+        let after = reachable(left, system.ships[enemy]);
+        let mut captures = size as u32;
+        let mut net = -worth[size as usize];
+        for target in (0..3).rev() {
+            let available = total[target] - before[target] + after[target];
+            let count = available.min(captures);
+            net += count as f32 * worth[target + 1];
+            captures -= count;
+        }
+        if net > 0.0 && best.is_none_or(|shot| net > shot.net) {
+            best = Some(SacrificeShot { net, slot, size });
+        }
+    }
+    best
+}
+
+/// How many of `theirs` (by size, index 0 = small) ships as large as the
+/// largest of `mine` at most could capture.
+#[inline]
+pub(crate) fn reachable(mine: PieceSet, theirs: PieceSet) -> [u32; 3] {
+    let reach = mine.largest_size() as usize;
+    let counts = size_counts(theirs);
+    [0, 1, 2].map(|size| if size < reach { counts[size] } else { 0 })
 }

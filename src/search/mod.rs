@@ -80,10 +80,12 @@ mod options;
 mod played_setups;
 mod players;
 mod priors;
+mod quiescence;
 mod report;
 mod root;
 mod run;
 mod searcher;
+mod shots;
 mod solver;
 #[cfg(test)]
 mod testing;

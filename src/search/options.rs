@@ -18,6 +18,10 @@ pub enum PlayerKind {
     Greedy,
     /// A uniformly random distinct legal turn; the weakest baseline.
     Random,
+    /// One turn of lookahead with a static evaluation of its own that
+    /// counts material and the opponent's best single turn next (see
+    /// `shots.rs`): a test opponent that punishes one-turn shots.
+    Shots,
 }
 
 impl PlayerKind {
@@ -27,6 +31,7 @@ impl PlayerKind {
             PlayerKind::Mcts => "mcts",
             PlayerKind::Greedy => "greedy",
             PlayerKind::Random => "random",
+            PlayerKind::Shots => "shots",
         }
     }
 }
@@ -35,10 +40,15 @@ impl FromStr for PlayerKind {
     type Err = String;
 
     fn from_str(text: &str) -> Result<PlayerKind, String> {
-        [PlayerKind::Mcts, PlayerKind::Greedy, PlayerKind::Random]
-            .into_iter()
-            .find(|kind| kind.name().eq_ignore_ascii_case(text))
-            .ok_or_else(|| format!("unknown player '{text}': expected mcts, greedy or random"))
+        [
+            PlayerKind::Mcts,
+            PlayerKind::Greedy,
+            PlayerKind::Random,
+            PlayerKind::Shots,
+        ]
+        .into_iter()
+        .find(|kind| kind.name().eq_ignore_ascii_case(text))
+        .ok_or_else(|| format!("unknown player '{text}': expected mcts, greedy, random or shots"))
     }
 }
 

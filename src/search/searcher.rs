@@ -15,6 +15,7 @@ use super::players;
 use super::report::{Decision, SearchInfo, SearchResult};
 use super::root::{self, Examined, RootCheck};
 use super::run::{self, RunPlan};
+use super::shots;
 use super::solver::Solver;
 use super::threats::{self, ThreatBudget, ThreatChecker};
 use super::time::{self, Controller, TimePlan};
@@ -200,6 +201,15 @@ impl Searcher {
                     SearchResult::decided(turn, 0.0, Decision::Random, start.elapsed())
                 }
                 PlayerKind::Greedy => self.greedy_result(position, start),
+                PlayerKind::Shots => {
+                    let choice = shots::shots(position, &rules, &mut self.solver);
+                    SearchResult::decided(
+                        choice.actions,
+                        choice.value,
+                        choice.decision,
+                        start.elapsed(),
+                    )
+                }
                 PlayerKind::Mcts => {
                     let job = Job {
                         position,

@@ -6,6 +6,7 @@ use std::sync::atomic::Ordering;
 
 use super::super::eval;
 use super::super::priors::scored_children;
+use super::super::quiescence;
 use super::super::tree::*;
 use super::{proof_value, Shared, Step, Worker};
 use crate::rules::{Outcome, Position, TurnState};
@@ -91,7 +92,10 @@ impl Worker {
                     }
                     Ok(Outcome::Win(_)) => -1.0,
                     Ok(Outcome::Draw) => 0.0,
-                    Ok(Outcome::Ongoing) => -eval::value(&ended, shared.tunables, false),
+                    Ok(Outcome::Ongoing) => {
+                        let value = eval::value(&ended, shared.tunables, false);
+                        -quiescence::with_sacrifice_shot(&ended, rules, shared.tunables, value)
+                    }
                     Err(_) => 0.0,
                 };
             }

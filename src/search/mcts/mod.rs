@@ -76,6 +76,7 @@ pub(crate) use selection::Selection;
 pub(crate) use step::{advance, advance_hinted, Step};
 
 use super::eval;
+use super::quiescence;
 use super::report::PhaseTimes;
 use super::solver::Solver;
 use super::tree::*;
@@ -250,7 +251,8 @@ impl Worker {
     /// so one leaf never stalls the search).
     fn leaf_value(&mut self, position: &Position, rules: &Rules, tunables: &Tunables) -> f32 {
         let threat = super::leaf_threat(&mut self.solver, position, rules);
-        eval::value(position, tunables, threat)
+        let value = eval::value(position, tunables, threat);
+        quiescence::with_sacrifice_shot(position, rules, tunables, value)
     }
 
     /// Adds this worker's phase times to the search's and starts its own

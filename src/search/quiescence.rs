@@ -1,0 +1,137 @@
+//! A one-step quiescence at the leaves: the side to move's best red
+//! sacrifice.
+//!
+//! The tree's leaf value is static, and one kind of turn makes a static
+//! value badly wrong: a red sacrifice that captures ships elsewhere. Two
+//! large ships moved into the enemy home look strong (invaders, a large
+//! beside their large) until the enemy sacrifices a red ship at another
+//! system and captures both with the large ship at home; the capture-now
+//! term of the evaluation sees only captures with red already at hand. In
+//! a short search the tree seldom reaches that reply: the sacrifice is one
+//! of hundreds of first actions, with a sacrifice's small prior, and the
+//! captures come two actions later.
+//!
+//! So where the side to move can take at least `sacrifice_shot` of
+//! material net with one red sacrifice ([`sacrifice_shot`], counted in the
+//! evaluation's material weights), the leaf plays that turn out (the
+//! sacrifice and its captures, applied and checked by the rules core, the
+//! turn ended) and is worth the better of its own value and the value
+//! after the shot: the side to move may also decline it. Only leaves with
+//! such a shot pay for a second evaluation, and they are few.
+
+use super::eval;
+use super::facts::{reachable, sacrifice_shot, Facts};
+use super::tunables::{Tunable, Tunables};
+use crate::rules::{Action, Colour, Outcome, Piece, Position, Rules, TurnState};
+
+/// `value`, the static value of `position` for its side to move, raised to
+/// the value after the side to move's best red sacrifice where that shot
+/// takes at least `sacrifice_shot` net (see the module documentation).
+#[inline]
+pub(crate) fn with_sacrifice_shot(
+    position: &Position,
+    rules: &Rules,
+    tunables: &Tunables,
+    value: f32,
+) -> f32 {
+    let least = tunables[Tunable::SacrificeShot];
+    if least <= 0.0 || position.turn_state() != TurnState::Start {
+        return value;
+    }
+    match shot_value(position, rules, tunables, least) {
+        Some(after) => value.max(after),
+        None => value,
+    }
+}
+
+/// The value for the side to move after playing its best red sacrifice,
+/// if it takes at least `least` net.
+fn shot_value(position: &Position, rules: &Rules, tunables: &Tunables, least: f32) -> Option<f32> {
+    let facts = Facts::new(position);
+    let attacker = position.side_to_move();
+    let worth = [
+        0.0,
+        tunables[Tunable::MaterialSmall],
+        tunables[Tunable::MaterialMedium],
+        tunables[Tunable::MaterialLarge],
+    ];
+    let shot = sacrifice_shot(&facts, attacker, worth).filter(|shot| shot.net >= least)?;
+    let own = attacker.index();
+    let enemy = 1 - own;
+    let mut after = *position;
+    let red = Piece::new(Colour::Red, shot.size)?;
+    after
+        .try_apply(
+            rules,
+            Action::Sacrifice {
+                system: shot.slot,
+                ship: red,
+            },
+        )
+        .ok()?;
+    // The captures, largest targets first, each where the attacker still
+    // reaches it: what `sacrifice_shot` counted.
+    let mut captures = shot.size;
+    for size in (1..=3u8).rev() {
+        for &slot in facts.slots() {
+            while captures > 0 {
+                let system = after.system(slot);
+                if reachable(system.ships[own], system.ships[enemy])[size as usize - 1] == 0 {
+                    break;
+                }
+                let Some(ship) = system.ships[enemy].types().find(|ship| ship.size() == size)
+                else {
+                    break;
+                };
+                after
+                    .try_apply(rules, Action::Capture { system: slot, ship })
+                    .ok()?;
+                captures -= 1;
+            }
+        }
+    }
+    match after.end_turn(rules).ok()? {
+        Outcome::Ongoing => Some(-eval::value(&after, tunables, false)),
+        Outcome::Win(winner) if winner == attacker => Some(1.0),
+        Outcome::Win(_) => Some(-1.0),
+        Outcome::Draw => Some(0.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notation::hwpn;
+
+    fn position(text: &str) -> Position {
+        hwpn::parse(text).expect("a valid position").position
+    }
+
+    #[test]
+    fn a_leaf_after_two_large_ships_walk_into_a_red_sacrifice_is_valued_after_it() {
+        // Player 0 has just moved R3 and B3 into Home1; player 1's R2 at
+        // Shrdlu, sacrificed, captures both with the R3 at home.
+        let invaded = position(
+            "Home0=y2b1:r2g1g3:/Home1=g3b1:r3b3:r3y1/Shrdlu=b3::r2y3/Kotok=g1::r1y3/\
+             Minsky=g1::y1/Licklider=g2::y1/Fritz=g2:r1b1b2:/Lebling=g2:r3:/Delos=g3:r2y3:/\
+             Frotz=y2:r1: 1",
+        );
+        let rules = Rules::CLI;
+        let mut tunables = Tunables::default();
+        let plain = eval::value(&invaded, &tunables, false);
+        assert_eq!(
+            with_sacrifice_shot(&invaded, &rules, &tunables, plain),
+            plain
+        );
+        tunables.set("sacrifice_shot", 2.0).unwrap();
+        let shot = with_sacrifice_shot(&invaded, &rules, &tunables, plain);
+        assert!(shot > plain + 0.2, "{plain} -> {shot}");
+        // Nothing changes where no sacrifice gains.
+        let quiet = position(
+            "Home0=y2b1:r2g1g3:/Home1=g3b1::r3y1/Shrdlu=b3::r2y3/Kotok=g1::r1y3/Minsky=g1::y1/\
+             Licklider=g2::y1/Fritz=g2:r1r3y2b1b2b3:/Lebling=g2:r3:/Delos=g3:r2y3:/Frotz=y2:r1: 1",
+        );
+        let value = eval::value(&quiet, &tunables, false);
+        assert_eq!(with_sacrifice_shot(&quiet, &rules, &tunables, value), value);
+    }
+}
