@@ -8,8 +8,12 @@
 //! actions come from the rules core's generator, turns are read and written
 //! by the notation layer, and results are judged by the rules' history.
 //!
-//! The HTTP side is `tiny_http` (small and synchronous: one thread per
-//! request, no async runtime). The page (`page.html`, `page.js`,
+//! The HTTP side is a small synchronous server of its own on `std::net`
+//! ([`server`]: no async runtime), with a bound on everything a client can
+//! claim (header sizes and counts, body size, connections and their
+//! threads, idle and slow clients' time); it answers only requests that
+//! name it in `Host`, and changes the game only for its own page (see
+//! [`http::Hosts`]). The page (`page.html`, `page.js`,
 //! `page.css`) is embedded in the binary, so it works with no internet
 //! access. It is told of changes by long polling: `GET /api/state?since=V`
 //! answers as soon as the state's version passes `V` (or after a second
@@ -31,6 +35,7 @@ mod commands;
 pub mod engine;
 pub mod game;
 mod http;
+pub mod server;
 pub mod state;
 
 use std::sync::Arc;
@@ -38,9 +43,9 @@ use std::time::Duration;
 
 use api::{ChoicesRequest, Command, OkReply, StateReply};
 use engine::EngineCommand;
-use http::{parse_query, read_body, same_origin, Answer};
+use http::{parse_query, Answer, Hosts};
+use server::{Limits, Method, Request, Server};
 use state::Shared;
-use tiny_http::{Method, Request, Server};
 
 pub use http::MAX_BODY_BYTES;
 
@@ -58,17 +63,25 @@ const PAGE_STYLE: &str = include_str!("page.css");
 pub struct Gui {
     server: Server,
     address: String,
+    hosts: Hosts,
     engines: [EngineCommand; 2],
 }
 
 impl Gui {
     /// Listens on `bind:port`. `engines` are engine command lines (none:
     /// this program's `engine` subcommand for both engines; one: it plays
-    /// both).
+    /// both). Requests are answered when their `Host` is the bound address,
+    /// `bind` as given, or one of `allowed_hosts` (see [`http::Hosts`]).
     ///
     /// # Errors
-    /// A bad engine command, or the address cannot be bound.
-    pub fn bind(bind: &str, port: u16, engines: &[String]) -> Result<Gui, String> {
+    /// A bad engine command or allowed host, or the address cannot be
+    /// bound.
+    pub fn bind(
+        bind: &str,
+        port: u16,
+        engines: &[String],
+        allowed_hosts: &[String],
+    ) -> Result<Gui, String> {
         let own = std::env::current_exe()
             .map(|path| EngineCommand {
                 program: path.display().to_string(),
@@ -84,15 +97,17 @@ impl Gui {
         }
         let first = commands.first().cloned().unwrap_or(own);
         let second = commands.get(1).cloned().unwrap_or_else(|| first.clone());
-        let server = Server::http((bind, port))
+        let server = Server::bind((bind, port), Limits::gui(MAX_BODY_BYTES))
             .map_err(|error| format!("cannot listen on {bind}:{port}: {error}"))?;
-        let address = server
-            .server_addr()
-            .to_ip()
-            .map_or_else(|| format!("{bind}:{port}"), |address| address.to_string());
+        let bound = server
+            .local_address()
+            .map_err(|error| format!("cannot listen on {bind}:{port}: {error}"))?;
+        let address = bound.to_string();
+        let hosts = Hosts::new(&address, bind, bound.port(), allowed_hosts)?;
         Ok(Gui {
             server,
             address,
+            hosts,
             engines: [first, second],
         })
     }
@@ -107,41 +122,42 @@ impl Gui {
         format!("http://{}/", self.address)
     }
 
-    /// Serves the page until the process is stopped: each request on its
-    /// own thread, the engines started when a game needs them.
+    /// Serves the page until the process is stopped, the engines started
+    /// when a game needs them.
     pub fn run(self) {
         let shared = Shared::new(self.engines);
         shared.watch_engines();
-        for request in self.server.incoming_requests() {
-            let shared = Arc::clone(&shared);
-            let spawned = std::thread::Builder::new()
-                .name("gui-request".to_string())
-                .spawn(move || handle(request, &shared));
-            if let Err(error) = spawned {
-                eprintln!("gui: cannot handle a request: {error}");
-            }
-        }
+        let serving = Arc::clone(&shared);
+        let hosts = self.hosts;
+        self.server
+            .serve(move |request| handle(request, &serving, &hosts).into_response());
         shared.shut_down();
     }
 }
 
-/// Answers one request; never panics on bad input.
-fn handle(mut request: Request, shared: &Arc<Shared>) {
-    let url = request.url().to_string();
-    let (path, query) = url.split_once('?').unwrap_or((url.as_str(), ""));
-    let answer = match read_body(&mut request) {
-        Err(answer) => answer,
-        Ok(_) if *request.method() == Method::Post && !same_origin(&request) => Answer::error(
-            403,
-            "requests that change the game must come from the GUI's own page",
-        ),
-        Ok(body) => route(shared, request.method(), path, query, &body),
-    };
-    answer.send(request);
+/// Answers one complete request (the server has bounded its size): a
+/// foreign `Host` or `Origin` is refused before anything is read or
+/// changed.
+fn handle(request: &Request, shared: &Arc<Shared>, hosts: &Hosts) -> Answer {
+    if let Err(refusal) = hosts.check(request) {
+        return refusal;
+    }
+    let (path, query) = request
+        .target
+        .split_once('?')
+        .unwrap_or((request.target.as_str(), ""));
+    let body = String::from_utf8_lossy(&request.body);
+    route(shared, request.method, path, query, &body)
 }
 
 /// The answer to `method path?query` with `body`.
-fn route(shared: &Arc<Shared>, method: &Method, path: &str, query: &str, body: &str) -> Answer {
+/// `HEAD` is answered as `GET` (the server leaves out the body).
+fn route(shared: &Arc<Shared>, method: Method, path: &str, query: &str, body: &str) -> Answer {
+    let method = if method == Method::Head {
+        Method::Get
+    } else {
+        method
+    };
     match (method, path) {
         (Method::Get, "/") | (Method::Get, "/index.html") => {
             Answer::asset("text/html; charset=utf-8", PAGE_HTML)
