@@ -252,4 +252,62 @@ mod tests {
         assert_eq!(answer.status, 400);
         assert_eq!(answer.body, r#"{"error":"a \"quoted\" word"}"#);
     }
+
+    #[test]
+    fn hosts_get_the_port_and_ipv6_its_brackets() {
+        let allowed = [
+            "LocalHost".to_string(),
+            "::1".to_string(),
+            "gui.lan:9000".to_string(),
+        ];
+        let hosts = Hosts::new("127.0.0.1:8711", "127.0.0.1", 8711, &allowed).unwrap();
+        assert_eq!(
+            hosts.names,
+            [
+                "127.0.0.1:8711",
+                "localhost:8711",
+                "[::1]:8711",
+                "gui.lan:9000"
+            ]
+        );
+        let hosts = Hosts::new("[::1]:80", "::1", 80, &[]).unwrap();
+        assert_eq!(hosts.names, ["[::1]", "[::1]:80"]);
+        let refused = Hosts::new("127.0.0.1:1", "127.0.0.1", 1, &["a/b".to_string()]);
+        assert!(refused.unwrap_err().contains("--allow-host"));
+    }
+
+    #[test]
+    fn only_one_good_host_and_origin_pass() {
+        let hosts = Hosts::new("127.0.0.1:8711", "127.0.0.1", 8711, &[]).unwrap();
+        let good = ("Host", "127.0.0.1:8711");
+        let own = ("Origin", "http://127.0.0.1:8711");
+        let foreign = ("Origin", "http://evil.example");
+        let passes = |method, headers: &[(&str, &str)]| {
+            hosts.check(&Request::new(method, "/", headers)).is_ok()
+        };
+        assert!(passes(Method::Get, &[good]));
+        assert!(passes(Method::Head, &[good, own]));
+        assert!(passes(Method::Post, &[good, own]));
+        assert!(passes(
+            Method::Post,
+            &[
+                ("host", "127.0.0.1:8711"),
+                ("origin", "HTTP://127.0.0.1:8711")
+            ]
+        ));
+        assert!(!passes(Method::Get, &[]));
+        assert!(!passes(Method::Get, &[good, good]));
+        assert!(!passes(Method::Get, &[("Host", "evil.example:8711")]));
+        assert!(!passes(Method::Get, &[good, foreign]));
+        assert!(!passes(Method::Post, &[good]));
+        assert!(!passes(
+            Method::Post,
+            &[good, ("Referer", "http://127.0.0.1:8711/")]
+        ));
+        assert!(!passes(Method::Post, &[good, own, own]));
+        assert!(!passes(Method::Post, &[good, own, foreign]));
+        assert!(!passes(Method::Other, &[good]));
+        let refusal = hosts.check(&Request::new(Method::Post, "/", &[good, foreign]));
+        assert_eq!(refusal.err().map(|answer| answer.status), Some(403));
+    }
 }

@@ -9,11 +9,7 @@
 //! by the notation layer, and results are judged by the rules' history.
 //!
 //! The HTTP side is a small synchronous server of its own on `std::net`
-//! ([`server`]: no async runtime), with a bound on everything a client can
-//! claim (header sizes and counts, body size, connections and their
-//! threads, idle and slow clients' time); it answers only requests that
-//! name it in `Host`, and changes the game only for its own page (see
-//! [`http::Hosts`]). The page (`page.html`, `page.js`,
+//! ([`server`]: no async runtime). The page (`page.html`, `page.js`,
 //! `page.css`) is embedded in the binary, so it works with no internet
 //! access. It is told of changes by long polling: `GET /api/state?since=V`
 //! answers as soon as the state's version passes `V` (or after a second
@@ -21,6 +17,31 @@
 //! streaming connection per page. Its commands are `POST`s of JSON objects,
 //! and every reply is JSON, each request and reply a type of the `api`
 //! module, read and written with serde_json.
+//!
+//! # What a client meets
+//!
+//! - **Hosts and origins** (`http::Hosts`): every request must name the
+//!   server in one `Host` header: the address it listens on (as printed),
+//!   `--bind` as given, or a name given with `--allow-host NAME`
+//!   (repeatable), such as `localhost`. A request that changes the game (a
+//!   `POST`) must also carry one `Origin` header, `http://` and that host,
+//!   as browsers send from the GUI's own page; a script sends it itself
+//!   (`curl -H 'Origin: http://127.0.0.1:8711' ...`). Anything else gets
+//!   `403` with a JSON error and changes nothing, so that another site's
+//!   page cannot read or drive the GUI, not even under a name of its own
+//!   that resolves to this machine (DNS rebinding).
+//! - **Sizes**: a request line of at most 8 KiB (`414`), a head of at most
+//!   16 KiB and 100 header lines (`431`), a body of at most
+//!   [`MAX_BODY_BYTES`] given by `Content-Length` (`413`; chunked uploads
+//!   get `501`).
+//! - **Time**: a whole request must arrive within 10 s (a connection that
+//!   sends nothing is then closed; one that sent part of a request gets
+//!   `408`), and an answer must be taken within 10 s.
+//! - **Connections**: at most 64 at once, each with its thread; beyond
+//!   that, the connection that has waited longest on its client is closed
+//!   to make room, or, when all are being answered, a new one waits in the
+//!   kernel's listen queue. HTTP/1.1 connections are kept for the next
+//!   request. `HEAD` answers as `GET` without the body.
 //!
 //! Every request is answered: bad input (malformed JSON, a malformed turn,
 //! a huge body, a bad position or record) gets a message for the page and
@@ -71,7 +92,7 @@ impl Gui {
     /// Listens on `bind:port`. `engines` are engine command lines (none:
     /// this program's `engine` subcommand for both engines; one: it plays
     /// both). Requests are answered when their `Host` is the bound address,
-    /// `bind` as given, or one of `allowed_hosts` (see [`http::Hosts`]).
+    /// `bind` as given, or one of `allowed_hosts` (see `http::Hosts`).
     ///
     /// # Errors
     /// A bad engine command or allowed host, or the address cannot be

@@ -121,6 +121,21 @@ pub struct Request {
 }
 
 impl Request {
+    /// A request as the server would read it, for handlers' tests.
+    #[cfg(test)]
+    pub fn new(method: Method, target: &str, headers: &[(&str, &str)]) -> Request {
+        Request {
+            method,
+            target: target.to_string(),
+            headers: headers
+                .iter()
+                .map(|(name, value)| (name.to_string(), value.to_string()))
+                .collect(),
+            body: Vec::new(),
+            keep_alive: true,
+        }
+    }
+
     /// The values of every header line called `name` (any case), in order:
     /// several lines of one name are kept apart, so that a check can
     /// refuse a request that repeats a header it relies on.
