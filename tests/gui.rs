@@ -1,7 +1,7 @@
 //! `supernova gui` end to end in a real browser: headless Chromium driven
 //! over chromedriver's W3C WebDriver HTTP API (a small HTTP client on
-//! std::net, below, with serde_json for the JSON). The page is loaded; a short game is played against
-//! the engine by clicking pieces (a setup and a build) and by typing turns
+//! std::net, in gui_support, with serde_json for the JSON). The page is
+//! loaded; a short game is played against the engine by clicking pieces (a setup and a build) and by typing turns
 //! (an illegal one, which the page explains, then a legal one), and taken
 //! back; a game is played to its end by clicking (from a position set up
 //! from HWPN, a capture that eliminates the engine: the status shows the
@@ -19,13 +19,17 @@
 //! Without `chromium` and `chromedriver` on PATH the test is skipped with a
 //! message, unless CI=true, where it fails (.ci/run installs them).
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+
+mod gui_support;
+
+use gui_support::{http, parse, start_gui, Guard};
 
 /// How long any one wait may take before the test fails: generous, since
 /// the machine may be shared; the waits end as soon as the page is ready.
@@ -42,70 +46,11 @@ fn on_path(program: &str) -> Option<PathBuf> {
     })
 }
 
-/// A child process killed when the test ends, however it ends.
-struct Guard(Child);
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|listener| listener.local_addr())
         .map(|address| address.port())
         .expect("a free port")
-}
-
-/// One HTTP/1.1 request with a JSON body; returns the status and the body.
-fn http(port: u16, method: &str, path: &str, body: &str) -> std::io::Result<(u16, String)> {
-    let mut stream = TcpStream::connect(("127.0.0.1", port))?;
-    stream.set_read_timeout(Some(Duration::from_secs(60)))?;
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )?;
-    let mut reader = BufReader::new(stream);
-    let mut status_line = String::new();
-    reader.read_line(&mut status_line)?;
-    let status = status_line
-        .split_whitespace()
-        .nth(1)
-        .and_then(|code| code.parse().ok())
-        .unwrap_or(0);
-    let mut length = None;
-    loop {
-        let mut line = String::new();
-        reader.read_line(&mut line)?;
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        if let Some((name, value)) = line.split_once(':') {
-            if name.eq_ignore_ascii_case("content-length") {
-                length = value.trim().parse::<usize>().ok();
-            }
-        }
-    }
-    let mut bytes = Vec::new();
-    match length {
-        Some(length) => {
-            bytes.resize(length, 0);
-            reader.read_exact(&mut bytes)?;
-        }
-        None => {
-            reader.read_to_end(&mut bytes)?;
-        }
-    }
-    Ok((status, String::from_utf8_lossy(&bytes).into_owned()))
-}
-
-/// A JSON text read as a value; a test fails on one that is not JSON.
-fn parse(text: &str) -> Value {
-    serde_json::from_str(text).unwrap_or_else(|error| panic!("not JSON ({error}): {text}"))
 }
 
 /// The string at `pointer` (`/value/sessionId`) in a JSON value.
@@ -578,39 +523,6 @@ fn watch(browser: &Browser) {
     browser.screenshot("11-watch");
 }
 
-/// Starts `supernova gui` on a free port with the given engine commands;
-/// returns the process, the page's address (which it prints first) and its
-/// port.
-fn start_gui(engines: &[&str]) -> (Guard, String, u16) {
-    let mut arguments = vec!["gui".to_string(), "--port".to_string(), "0".to_string()];
-    for engine in engines {
-        arguments.push("--engine".to_string());
-        arguments.push(engine.to_string());
-    }
-    let mut gui = Command::new(env!("CARGO_BIN_EXE_supernova"))
-        .args(&arguments)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("supernova gui starts");
-    let stdout = gui.stdout.take().unwrap();
-    let guard = Guard(gui);
-    let mut first_line = String::new();
-    BufReader::new(stdout).read_line(&mut first_line).unwrap();
-    let address = first_line
-        .trim()
-        .strip_prefix("Supernova GUI: ")
-        .unwrap_or_else(|| panic!("expected the address, got {first_line:?}"))
-        .to_string();
-    let port = address
-        .trim_end_matches('/')
-        .rsplit(':')
-        .next()
-        .and_then(|port| port.parse().ok())
-        .unwrap_or_else(|| panic!("expected a port in {address:?}"));
-    (guard, address, port)
-}
-
 /// The state once `accept` holds for it (the long poll answers at every
 /// change).
 fn state_when(port: u16, what: &str, accept: impl Fn(&Value) -> bool) -> Value {
@@ -787,7 +699,7 @@ fn an_engine_that_dies_pauses_the_game_with_a_message() {
         return;
     };
     let crasher = crasher.display().to_string();
-    let (_gui, _, port) = start_gui(&[&crasher]);
+    let (_gui, _, port) = start_gui(&["--engine", &crasher]);
     let (status, body) = post(port, "/api/turn", &json!({ "turn": "home.r1.b3.g3" }));
     assert_eq!(status, 200, "{body}");
     let state = state_when(port, "the crash report", |state| state["paused"] == true);

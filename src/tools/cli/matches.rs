@@ -356,6 +356,13 @@ pub struct GuiArguments {
     /// for two engines; default: this program's `engine` subcommand).
     #[arg(long = "engine", value_name = "CMD", action = ArgAction::Append)]
     pub engines: Vec<String>,
+    /// Another host name (or address) the page may be opened under, such
+    /// as localhost, or the machine's name with --bind 0.0.0.0; give it
+    /// once per name. Requests that name any other host are refused, so
+    /// that another site's page cannot reach the GUI under its own name
+    /// (DNS rebinding).
+    #[arg(long = "allow-host", value_name = "NAME", action = ArgAction::Append)]
+    pub allowed_hosts: Vec<String>,
 }
 
 impl GuiArguments {
@@ -367,7 +374,12 @@ impl GuiArguments {
     /// A bad engine command, the address cannot be listened on, or `out`
     /// cannot be written.
     pub fn run(self, out: &mut dyn Write) -> Result<(), Failure> {
-        let gui = crate::tools::gui::Gui::bind(&self.bind, self.port, &self.engines)?;
+        let gui = crate::tools::gui::Gui::bind(
+            &self.bind,
+            self.port,
+            &self.engines,
+            &self.allowed_hosts,
+        )?;
         writeln!(out, "Supernova GUI: {}", gui.url())?;
         out.flush()?;
         gui.run();

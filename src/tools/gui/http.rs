@@ -1,13 +1,11 @@
-//! The HTTP side of the GUI, apart from what the requests mean: reading a
-//! body within its limit, refusing changes from other sites' pages, query
-//! words, and writing an [`Answer`] back.
-
-use std::io::Read;
+//! The HTTP side of the GUI, apart from what the requests mean: which
+//! requests come from the GUI's own page ([`Hosts`]), query words, and the
+//! [`Answer`] a handler gives, turned into the server's response.
 
 use serde::Serialize;
-use tiny_http::{Header, Request, Response};
 
 use super::api::ErrorReply;
+use super::server::{Method, Request, Response};
 
 /// The largest request body read: a long SDG record is well under this.
 pub const MAX_BODY_BYTES: usize = 1 << 20;
@@ -56,79 +54,143 @@ impl Answer {
         }
     }
 
-    /// Sends the answer; a page that went away (closed socket) is no error
-    /// of ours.
-    pub fn send(self, request: Request) {
-        let mut response = Response::from_string(self.body).with_status_code(self.status);
+    /// The response the server writes.
+    pub fn into_response(self) -> Response {
         let disposition = self.download.map(|file| {
             (
                 "Content-Disposition",
                 format!("attachment; filename=\"{file}\""),
             )
         });
-        for (name, value) in [
+        let headers = [
             ("Content-Type", self.content_type.to_string()),
             ("Cache-Control", "no-store".to_string()),
         ]
         .into_iter()
         .chain(disposition)
-        {
-            if let Ok(header) = Header::from_bytes(name.as_bytes(), value.as_bytes()) {
-                response.add_header(header);
+        .collect();
+        Response {
+            status: self.status,
+            headers,
+            body: self.body.into_bytes(),
+        }
+    }
+}
+
+/// The `Host` names the GUI answers to, and the check that a request
+/// comes from its own page.
+///
+/// A browser sends any site's page's requests to wherever that site's name
+/// resolves, and a site can resolve its own name to 127.0.0.1 (DNS
+/// rebinding): such a request names the other site in `Host`, so only
+/// requests whose one `Host` is the address the server was started on, or
+/// a name given with `--allow-host`, are answered, reads included (the
+/// state and the record are the person's). A request that changes the
+/// game must also carry exactly one `Origin`, the page at that same host:
+/// browsers name the sending page there in every `POST`, so another
+/// site's page cannot change the game, nor can a page whose origin is
+/// hidden (`Origin: null`) or absent (a `Referer` is not enough). A read
+/// that names a foreign `Origin` is refused too. A command-line client
+/// sends `Origin: http://HOST` itself.
+#[derive(Clone, Debug)]
+pub struct Hosts {
+    /// The accepted `Host` values, lowercase, each with its port.
+    names: Vec<String>,
+}
+
+impl Hosts {
+    /// The hosts for a server at `address` (`ip:port`, as bound), started
+    /// with `--bind bind` and `--allow-host` `allowed`; a name without a
+    /// port gets the server's `port`.
+    ///
+    /// # Errors
+    /// An allowed name that is not a host name or address.
+    pub fn new(address: &str, bind: &str, port: u16, allowed: &[String]) -> Result<Hosts, String> {
+        let mut names: Vec<String> = Vec::new();
+        let given = [address, bind].into_iter().map(|name| (name, false));
+        for (name, from_option) in given.chain(allowed.iter().map(|name| (name.as_str(), true))) {
+            let name = name.trim().to_ascii_lowercase();
+            let well_formed = !name.is_empty()
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || ".-_:[]".contains(c));
+            if !well_formed {
+                if from_option {
+                    return Err(format!(
+                        "--allow-host: expected a host name or address, not {name:?}"
+                    ));
+                }
+                continue;
+            }
+            let with_port = with_port(&name, port);
+            // A browser leaves out the default port.
+            let bare = with_port.strip_suffix(":80").map(str::to_string);
+            for name in bare.into_iter().chain([with_port]) {
+                if !names.contains(&name) {
+                    names.push(name);
+                }
             }
         }
-        let _ = request.respond(response);
+        Ok(Hosts { names })
+    }
+
+    /// Whether `request` may be answered: `Ok`, or the refusal (403).
+    ///
+    /// # Errors
+    /// The answer refusing a foreign `Host` or `Origin`.
+    pub fn check(&self, request: &Request) -> Result<(), Answer> {
+        let hosts: Vec<&str> = request.headers("Host").collect();
+        let host = match hosts[..] {
+            [host] => host.to_ascii_lowercase(),
+            _ => {
+                return Err(Answer::error(
+                    403,
+                    "a request must name this server in exactly one Host header",
+                ))
+            }
+        };
+        if !self.names.contains(&host) {
+            return Err(Answer::error(
+                403,
+                &format!(
+                    "this server answers only to {}; start it with --allow-host NAME to open it under another name",
+                    self.names.join(", ")
+                ),
+            ));
+        }
+        let origins: Vec<&str> = request.headers("Origin").collect();
+        let reads = matches!(request.method, Method::Get | Method::Head);
+        match origins[..] {
+            [] if reads => Ok(()),
+            [origin] if origin.eq_ignore_ascii_case(&format!("http://{host}")) => Ok(()),
+            _ => Err(Answer::error(
+                403,
+                "requests that change the game must come from the GUI's own page (one Origin, this server's address)",
+            )),
+        }
     }
 }
 
-/// Whether a request comes from the GUI's own page, or from no page at all
-/// (a command-line client): a browser names the page that sent a POST in
-/// `Origin`, and another site's page must not drive the engines or change
-/// the game behind the person's back.
-pub fn same_origin(request: &Request) -> bool {
-    let header = |name: &str| {
-        request
-            .headers()
-            .iter()
-            .find(|header| header.field.as_str().as_str().eq_ignore_ascii_case(name))
-            .map(|header| header.value.as_str().to_string())
-    };
-    match (header("Origin"), header("Host")) {
-        (None, _) => true,
-        (Some(origin), Some(host)) => origin.strip_prefix("http://").unwrap_or(&origin) == host,
-        (Some(_), None) => false,
+/// `name` with `:port` unless it has a port; a bare IPv6 address gets its
+/// brackets, as a browser writes it in `Host`.
+fn with_port(name: &str, port: u16) -> String {
+    let bracketed = name.starts_with('[');
+    let has_port = name.rsplit_once(':').is_some_and(|(before, after)| {
+        !after.is_empty()
+            && after.bytes().all(|byte| byte.is_ascii_digit())
+            && if bracketed {
+                before.ends_with(']')
+            } else {
+                !before.contains(':')
+            }
+    });
+    if has_port {
+        name.to_string()
+    } else if name.contains(':') && !bracketed {
+        format!("[{name}]:{port}")
+    } else {
+        format!("{name}:{port}")
     }
-}
-
-/// Reads the body, at most [`MAX_BODY_BYTES`].
-///
-/// # Errors
-/// The answer for a body too large or unreadable.
-pub fn read_body(request: &mut Request) -> Result<String, Answer> {
-    let too_large = || {
-        Answer::error(
-            413,
-            &format!("the upload is larger than {} KiB", MAX_BODY_BYTES / 1024),
-        )
-    };
-    if request
-        .body_length()
-        .is_some_and(|length| length > MAX_BODY_BYTES)
-    {
-        return Err(too_large());
-    }
-    let mut bytes = Vec::new();
-    let read = request
-        .as_reader()
-        .take(MAX_BODY_BYTES as u64 + 1)
-        .read_to_end(&mut bytes);
-    if read.is_err() {
-        return Err(Answer::error(400, "the request could not be read"));
-    }
-    if bytes.len() > MAX_BODY_BYTES {
-        return Err(too_large());
-    }
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// Splits `a=1&b=x%20y` into decoded pairs.
@@ -189,5 +251,63 @@ mod tests {
         let answer = Answer::error(400, "a \"quoted\" word");
         assert_eq!(answer.status, 400);
         assert_eq!(answer.body, r#"{"error":"a \"quoted\" word"}"#);
+    }
+
+    #[test]
+    fn hosts_get_the_port_and_ipv6_its_brackets() {
+        let allowed = [
+            "LocalHost".to_string(),
+            "::1".to_string(),
+            "gui.lan:9000".to_string(),
+        ];
+        let hosts = Hosts::new("127.0.0.1:8711", "127.0.0.1", 8711, &allowed).unwrap();
+        assert_eq!(
+            hosts.names,
+            [
+                "127.0.0.1:8711",
+                "localhost:8711",
+                "[::1]:8711",
+                "gui.lan:9000"
+            ]
+        );
+        let hosts = Hosts::new("[::1]:80", "::1", 80, &[]).unwrap();
+        assert_eq!(hosts.names, ["[::1]", "[::1]:80"]);
+        let refused = Hosts::new("127.0.0.1:1", "127.0.0.1", 1, &["a/b".to_string()]);
+        assert!(refused.unwrap_err().contains("--allow-host"));
+    }
+
+    #[test]
+    fn only_one_good_host_and_origin_pass() {
+        let hosts = Hosts::new("127.0.0.1:8711", "127.0.0.1", 8711, &[]).unwrap();
+        let good = ("Host", "127.0.0.1:8711");
+        let own = ("Origin", "http://127.0.0.1:8711");
+        let foreign = ("Origin", "http://evil.example");
+        let passes = |method, headers: &[(&str, &str)]| {
+            hosts.check(&Request::new(method, "/", headers)).is_ok()
+        };
+        assert!(passes(Method::Get, &[good]));
+        assert!(passes(Method::Head, &[good, own]));
+        assert!(passes(Method::Post, &[good, own]));
+        assert!(passes(
+            Method::Post,
+            &[
+                ("host", "127.0.0.1:8711"),
+                ("origin", "HTTP://127.0.0.1:8711")
+            ]
+        ));
+        assert!(!passes(Method::Get, &[]));
+        assert!(!passes(Method::Get, &[good, good]));
+        assert!(!passes(Method::Get, &[("Host", "evil.example:8711")]));
+        assert!(!passes(Method::Get, &[good, foreign]));
+        assert!(!passes(Method::Post, &[good]));
+        assert!(!passes(
+            Method::Post,
+            &[good, ("Referer", "http://127.0.0.1:8711/")]
+        ));
+        assert!(!passes(Method::Post, &[good, own, own]));
+        assert!(!passes(Method::Post, &[good, own, foreign]));
+        assert!(!passes(Method::Other, &[good]));
+        let refusal = hosts.check(&Request::new(Method::Post, "/", &[good, foreign]));
+        assert_eq!(refusal.err().map(|answer| answer.status), Some(403));
     }
 }

@@ -8,8 +8,8 @@
 //! actions come from the rules core's generator, turns are read and written
 //! by the notation layer, and results are judged by the rules' history.
 //!
-//! The HTTP side is `tiny_http` (small and synchronous: one thread per
-//! request, no async runtime). The page (`page.html`, `page.js`,
+//! The HTTP side is a small synchronous server of its own on `std::net`
+//! ([`server`]: no async runtime). The page (`page.html`, `page.js`,
 //! `page.css`) is embedded in the binary, so it works with no internet
 //! access. It is told of changes by long polling: `GET /api/state?since=V`
 //! answers as soon as the state's version passes `V` (or after a second
@@ -17,6 +17,31 @@
 //! streaming connection per page. Its commands are `POST`s of JSON objects,
 //! and every reply is JSON, each request and reply a type of the `api`
 //! module, read and written with serde_json.
+//!
+//! # What a client meets
+//!
+//! - **Hosts and origins** (`http::Hosts`): every request must name the
+//!   server in one `Host` header: the address it listens on (as printed),
+//!   `--bind` as given, or a name given with `--allow-host NAME`
+//!   (repeatable), such as `localhost`. A request that changes the game (a
+//!   `POST`) must also carry one `Origin` header, `http://` and that host,
+//!   as browsers send from the GUI's own page; a script sends it itself
+//!   (`curl -H 'Origin: http://127.0.0.1:8711' ...`). Anything else gets
+//!   `403` with a JSON error and changes nothing, so that another site's
+//!   page cannot read or drive the GUI, not even under a name of its own
+//!   that resolves to this machine (DNS rebinding).
+//! - **Sizes**: a request line of at most 8 KiB (`414`), a head of at most
+//!   16 KiB and 100 header lines (`431`), a body of at most
+//!   [`MAX_BODY_BYTES`] given by `Content-Length` (`413`; chunked uploads
+//!   get `501`).
+//! - **Time**: a whole request must arrive within 10 s (a connection that
+//!   sends nothing is then closed; one that sent part of a request gets
+//!   `408`), and an answer must be taken within 10 s.
+//! - **Connections**: at most 64 at once, each with its thread; beyond
+//!   that, the connection that has waited longest on its client is closed
+//!   to make room, or, when all are being answered, a new one waits in the
+//!   kernel's listen queue. HTTP/1.1 connections are kept for the next
+//!   request. `HEAD` answers as `GET` without the body.
 //!
 //! Every request is answered: bad input (malformed JSON, a malformed turn,
 //! a huge body, a bad position or record) gets a message for the page and
@@ -31,6 +56,7 @@ mod commands;
 pub mod engine;
 pub mod game;
 mod http;
+pub mod server;
 pub mod state;
 
 use std::sync::Arc;
@@ -38,9 +64,9 @@ use std::time::Duration;
 
 use api::{ChoicesRequest, Command, OkReply, StateReply};
 use engine::EngineCommand;
-use http::{parse_query, read_body, same_origin, Answer};
+use http::{parse_query, Answer, Hosts};
+use server::{Limits, Method, Request, Server};
 use state::Shared;
-use tiny_http::{Method, Request, Server};
 
 pub use http::MAX_BODY_BYTES;
 
@@ -58,17 +84,25 @@ const PAGE_STYLE: &str = include_str!("page.css");
 pub struct Gui {
     server: Server,
     address: String,
+    hosts: Hosts,
     engines: [EngineCommand; 2],
 }
 
 impl Gui {
     /// Listens on `bind:port`. `engines` are engine command lines (none:
     /// this program's `engine` subcommand for both engines; one: it plays
-    /// both).
+    /// both). Requests are answered when their `Host` is the bound address,
+    /// `bind` as given, or one of `allowed_hosts` (see `http::Hosts`).
     ///
     /// # Errors
-    /// A bad engine command, or the address cannot be bound.
-    pub fn bind(bind: &str, port: u16, engines: &[String]) -> Result<Gui, String> {
+    /// A bad engine command or allowed host, or the address cannot be
+    /// bound.
+    pub fn bind(
+        bind: &str,
+        port: u16,
+        engines: &[String],
+        allowed_hosts: &[String],
+    ) -> Result<Gui, String> {
         let own = std::env::current_exe()
             .map(|path| EngineCommand {
                 program: path.display().to_string(),
@@ -84,15 +118,17 @@ impl Gui {
         }
         let first = commands.first().cloned().unwrap_or(own);
         let second = commands.get(1).cloned().unwrap_or_else(|| first.clone());
-        let server = Server::http((bind, port))
+        let server = Server::bind((bind, port), Limits::gui(MAX_BODY_BYTES))
             .map_err(|error| format!("cannot listen on {bind}:{port}: {error}"))?;
-        let address = server
-            .server_addr()
-            .to_ip()
-            .map_or_else(|| format!("{bind}:{port}"), |address| address.to_string());
+        let bound = server
+            .local_address()
+            .map_err(|error| format!("cannot listen on {bind}:{port}: {error}"))?;
+        let address = bound.to_string();
+        let hosts = Hosts::new(&address, bind, bound.port(), allowed_hosts)?;
         Ok(Gui {
             server,
             address,
+            hosts,
             engines: [first, second],
         })
     }
@@ -107,41 +143,42 @@ impl Gui {
         format!("http://{}/", self.address)
     }
 
-    /// Serves the page until the process is stopped: each request on its
-    /// own thread, the engines started when a game needs them.
+    /// Serves the page until the process is stopped, the engines started
+    /// when a game needs them.
     pub fn run(self) {
         let shared = Shared::new(self.engines);
         shared.watch_engines();
-        for request in self.server.incoming_requests() {
-            let shared = Arc::clone(&shared);
-            let spawned = std::thread::Builder::new()
-                .name("gui-request".to_string())
-                .spawn(move || handle(request, &shared));
-            if let Err(error) = spawned {
-                eprintln!("gui: cannot handle a request: {error}");
-            }
-        }
+        let serving = Arc::clone(&shared);
+        let hosts = self.hosts;
+        self.server
+            .serve(move |request| handle(request, &serving, &hosts).into_response());
         shared.shut_down();
     }
 }
 
-/// Answers one request; never panics on bad input.
-fn handle(mut request: Request, shared: &Arc<Shared>) {
-    let url = request.url().to_string();
-    let (path, query) = url.split_once('?').unwrap_or((url.as_str(), ""));
-    let answer = match read_body(&mut request) {
-        Err(answer) => answer,
-        Ok(_) if *request.method() == Method::Post && !same_origin(&request) => Answer::error(
-            403,
-            "requests that change the game must come from the GUI's own page",
-        ),
-        Ok(body) => route(shared, request.method(), path, query, &body),
-    };
-    answer.send(request);
+/// Answers one complete request (the server has bounded its size): a
+/// foreign `Host` or `Origin` is refused before anything is read or
+/// changed.
+fn handle(request: &Request, shared: &Arc<Shared>, hosts: &Hosts) -> Answer {
+    if let Err(refusal) = hosts.check(request) {
+        return refusal;
+    }
+    let (path, query) = request
+        .target
+        .split_once('?')
+        .unwrap_or((request.target.as_str(), ""));
+    let body = String::from_utf8_lossy(&request.body);
+    route(shared, request.method, path, query, &body)
 }
 
 /// The answer to `method path?query` with `body`.
-fn route(shared: &Arc<Shared>, method: &Method, path: &str, query: &str, body: &str) -> Answer {
+/// `HEAD` is answered as `GET` (the server leaves out the body).
+fn route(shared: &Arc<Shared>, method: Method, path: &str, query: &str, body: &str) -> Answer {
+    let method = if method == Method::Head {
+        Method::Get
+    } else {
+        method
+    };
     match (method, path) {
         (Method::Get, "/") | (Method::Get, "/index.html") => {
             Answer::asset("text/html; charset=utf-8", PAGE_HTML)
