@@ -153,46 +153,66 @@ pub(crate) fn sacrifice_shot(
     worth: [f32; 4],
 ) -> Option<SacrificeShot> {
     let own = attacker.index();
-    let enemy = 1 - own;
-    // Capturable enemy ships by size, everywhere, and where the reds are.
-    let mut total = [0u32; 3];
-    let mut reds = 0u32;
-    for &slot in facts.slots() {
-        let system = facts.systems[slot as usize];
-        let counts = reachable(system.ships[own], system.ships[enemy]);
-        for size in 0..3 {
-            total[size] += counts[size];
-        }
-        if system.ships[own].has_colour(Colour::Red) {
-            reds |= 1 << slot;
-        }
-    }
+    let total = capturable(facts, attacker);
     if total == [0; 3] {
         return None;
     }
     let mut best: Option<SacrificeShot> = None;
-    while reds != 0 {
-        let slot = reds.trailing_zeros() as Slot;
-        reds &= reds - 1;
-        let system = facts.systems[slot as usize];
-        let size = largest_of_colour(system.ships[own], Colour::Red);
-        let mut left = system.ships[own];
-        left.remove(piece(Colour::Red, size));
-        let before = reachable(system.ships[own], system.ships[enemy]);
-        let after = reachable(left, system.ships[enemy]);
-        let mut captures = size as u32;
-        let mut net = -worth[size as usize];
-        for target in (0..3).rev() {
-            let available = total[target] - before[target] + after[target];
-            let count = available.min(captures);
-            net += count as f32 * worth[target + 1];
-            captures -= count;
+    for &slot in facts.slots() {
+        let size = largest_of_colour(facts.systems[slot as usize].ships[own], Colour::Red);
+        if size == 0 {
+            continue;
         }
+        let net = sacrifice_net(facts, attacker, slot, size, total, worth);
         if net > 0.0 && best.is_none_or(|shot| net > shot.net) {
             best = Some(SacrificeShot { net, slot, size });
         }
     }
     best
+}
+
+/// The enemy ships, by size (index 0 = small), that `attacker` could
+/// capture, each where it has a ship at least as large.
+#[inline]
+pub(crate) fn capturable(facts: &Facts, attacker: Player) -> [u32; 3] {
+    let own = attacker.index();
+    let mut total = [0u32; 3];
+    for &slot in facts.slots() {
+        let system = facts.systems[slot as usize];
+        let counts = reachable(system.ships[own], system.ships[1 - own]);
+        for size in 0..3 {
+            total[size] += counts[size];
+        }
+    }
+    total
+}
+
+/// What sacrificing `attacker`'s red ship of `size` at `slot` takes net:
+/// `size` captures among `total` (see [`capturable`]), the best first by
+/// `worth`, with the ship gone from its system, less the ship's worth.
+pub(crate) fn sacrifice_net(
+    facts: &Facts,
+    attacker: Player,
+    slot: Slot,
+    size: u8,
+    total: [u32; 3],
+    worth: [f32; 4],
+) -> f32 {
+    let own = attacker.index();
+    let system = facts.systems[slot as usize];
+    let mut left = system.ships[own];
+    left.remove(piece(Colour::Red, size));
+    let before = reachable(system.ships[own], system.ships[1 - own]);
+    let after = reachable(left, system.ships[1 - own]);
+    let mut captures = size as u32;
+    let mut net = -worth[size as usize];
+    for target in (0..3).rev() {
+        let available = total[target] - before[target] + after[target];
+        let count = available.min(captures);
+        net += count as f32 * worth[target + 1];
+        captures -= count;
+    }
+    net
 }
 
 /// How many of `theirs` (by size, index 0 = small) ships as large as the

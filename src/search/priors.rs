@@ -8,7 +8,7 @@
 //! moves towards the enemy home, never abandoning our own; sacrifices rarely;
 //! passing almost never; ending a finished turn almost always.
 
-use super::facts::{colour_mask, size_counts, Facts};
+use super::facts::{capturable, colour_mask, sacrifice_net, size_counts, Facts};
 use super::tunables::{Tunable, Tunables};
 use crate::rules::{Action, Colour, Outcome, Player, Position, Rules, Slot, TurnState};
 
@@ -154,6 +154,14 @@ fn base_logit(position: &Position, facts: &Facts, action: Action, tunables: &Tun
             }
             if system == home && facts.systems[system as usize].ships[me].len() == 1 {
                 score -= 2.0;
+            }
+            let weight = tunables[Tunable::PriorSacrificeShot];
+            if weight != 0.0 && ship.colour() == Colour::Red {
+                // A red sacrifice is worth trying first when its captures
+                // take more than it gives up: a shot the tree must not miss.
+                let total = capturable(facts, mover);
+                let net = sacrifice_net(facts, mover, system, ship.size(), total, SIZE_VALUE);
+                score += weight * net.max(0.0);
             }
             score
         }

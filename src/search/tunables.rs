@@ -98,6 +98,7 @@ tunables! {
     PriorAttackMove = ("prior_attack_move", 1.32, -10.0, 10.0, "extra prior for a move next to or into the enemy home"),
     PriorLeaveHome = ("prior_leave_home", -2.60, -20.0, 10.0, "prior for leaving home without a large or empty"),
     PriorGiveCatastrophe = ("prior_give_catastrophe", -1.06, -20.0, 10.0, "prior for making a fourth piece of a colour outside the enemy home"),
+    PriorSacrificeShot = ("prior_sacrifice_shot", 0.0, 0.0, 5.0, "per unit of material a red sacrifice's captures take net (small 1, medium 2.5, large 5.5); 0 is off"),
     PriorSacrifice = ("prior_sacrifice", -0.32, -10.0, 10.0, "prior logit of a sacrifice"),
     PriorPass = ("prior_pass", -4.10, -20.0, 10.0, "prior logit of passing at the start of a turn"),
     PriorEndSacrifice = ("prior_end_sacrifice", -1.63, -20.0, 10.0, "prior logit of ending a sacrifice early"),
