@@ -40,6 +40,9 @@ pub enum Mode {
     /// exit with status 3. The argument after the mode is the folder where
     /// the sleeper notes its process id.
     Orphan,
+    /// Start a [`Mode::Sleeper`] as [`Mode::Orphan`] does, then hang as
+    /// [`Mode::Hang`] does.
+    HelperHang,
     /// Not an engine: note this process's id as a file in the folder given
     /// after the mode, then sleep for 30 s (a helper left behind).
     Sleeper,
@@ -50,7 +53,7 @@ pub const ORPHAN_STATUS: i32 = 3;
 
 impl Mode {
     /// Every mode, with its name on the command line.
-    pub const ALL: [(&'static str, Mode); 9] = [
+    pub const ALL: [(&'static str, Mode); 10] = [
         ("crash", Mode::Crash),
         ("hang", Mode::Hang),
         ("illegal", Mode::Illegal),
@@ -59,6 +62,7 @@ impl Mode {
         ("double-pass", Mode::DoublePass),
         ("double", Mode::Double),
         ("orphan", Mode::Orphan),
+        ("helper-hang", Mode::HelperHang),
         ("sleeper", Mode::Sleeper),
     ];
 
@@ -196,7 +200,7 @@ fn misbehave(mode: Mode, session: &Session, output: &Output, folder: Option<&Pat
             }
             std::process::exit(0);
         }
-        Mode::Orphan => {
+        Mode::Orphan | Mode::HelperHang => {
             // The sleeper inherits standard output (and error): the pipes
             // stay open after this process exits.
             let executable = std::env::current_exe().expect("the test executable has a path");
@@ -209,7 +213,9 @@ fn misbehave(mode: Mode, session: &Session, output: &Output, folder: Option<&Pat
                 sleeper.arg(folder);
             }
             let _ = sleeper.spawn();
-            std::process::exit(ORPHAN_STATUS);
+            if mode == Mode::Orphan {
+                std::process::exit(ORPHAN_STATUS);
+            }
         }
         Mode::DoublePass | Mode::Double | Mode::Sleeper => {}
     }

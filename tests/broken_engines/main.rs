@@ -303,6 +303,56 @@ fn an_exited_engine_loses_as_exited_and_its_helper_ends() {
     let _ = std::fs::remove_dir_all(&folder);
 }
 
+/// A runner stopped mid-game by a signal ends its engines' process groups
+/// first: in groups of their own, they no longer get the terminal's
+/// signal, and a helper an engine started would outlive the runner. The
+/// test sends `SIGTERM`, which the runner handles as it does Ctrl-C's
+/// `SIGINT`: a shell without job control starts background commands with
+/// `SIGINT` ignored, and so would be the runner under such a test run.
+fn an_interrupted_match_ends_its_engines_helpers() {
+    let folder = scratch("interrupted");
+    let mut engine = fake_engine_words("helper-hang");
+    engine.push(format!("arg={}", folder.display()));
+    let mut arguments = vec!["match".to_string(), "--engine".to_string()];
+    arguments.extend(engine);
+    for word in ["--engine", "name=good", "option.Player=greedy"] {
+        arguments.push(word.to_string());
+    }
+    for word in ["--games", "1", "--movetime", "60000"] {
+        arguments.push(word.to_string());
+    }
+    let mut runner = std::process::Command::new(common::binary())
+        .args(&arguments)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the binary starts");
+    let deadline = Instant::now() + std::time::Duration::from_secs(20);
+    let sleeper = loop {
+        let found = std::fs::read_dir(&folder).unwrap().find_map(|entry| {
+            let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+            name.strip_prefix("sleeper-").map(str::to_string)
+        });
+        if let Some(id) = found {
+            break id;
+        }
+        assert!(Instant::now() < deadline, "the engine started no helper");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let interrupted = std::process::Command::new("kill")
+        .args(["-TERM", &runner.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(interrupted.success());
+    let status = runner.wait().expect("the runner ends");
+    assert!(!status.success(), "{status}");
+    assert!(
+        process_ends(&sleeper),
+        "the helper {sleeper} outlived the runner"
+    );
+    let _ = std::fs::remove_dir_all(&folder);
+}
+
 fn the_illegal_token_is_illegal() {
     let board = hwpn::parse("r1b3:g3:/y2b1::g3 0").unwrap();
     let token = illegal_token(&board, &Rules::STANDARD);
@@ -314,7 +364,7 @@ fn the_illegal_token_is_illegal() {
 }
 
 /// Every test, by name.
-const TESTS: [(&str, fn()); 12] = [
+const TESTS: [(&str, fn()); 13] = [
     ("a_crashing_engine_loses", a_crashing_engine_loses),
     ("a_hanging_engine_loses", a_hanging_engine_loses),
     (
@@ -346,6 +396,10 @@ const TESTS: [(&str, fn()); 12] = [
     (
         "an_exited_engine_loses_as_exited_and_its_helper_ends",
         an_exited_engine_loses_as_exited_and_its_helper_ends,
+    ),
+    (
+        "an_interrupted_match_ends_its_engines_helpers",
+        an_interrupted_match_ends_its_engines_helpers,
     ),
     ("the_illegal_token_is_illegal", the_illegal_token_is_illegal),
 ];
