@@ -213,18 +213,25 @@ impl EngineProcess {
             .spawn()
             .map_err(|error| EngineFailure::Spawn(format!("{}: {error}", excerpt(program))))?;
         register_group(child.id());
-        let stdout = child
-            .stdout
-            .take()
-            .ok_or_else(|| EngineFailure::Spawn("no stdout pipe".to_string()))?;
-        let stdin = child.stdin.take();
-        let stderr = Arc::new(StderrTail::default());
-        if let Some(pipe) = child.stderr.take() {
-            spawn_stderr_reader(pipe, Arc::clone(&stderr), log.clone())?;
-        } else {
-            stderr.ended.store(true, Ordering::Release);
-        }
+        let stdout = child.stdout.take();
+        let stderr_pipe = child.stderr.take();
         let (sender, lines) = mpsc::sync_channel(READ_AHEAD_LINES);
+        let process = EngineProcess {
+            stdin: child.stdin.take(),
+            child,
+            status: None,
+            lines,
+            errors: Vec::new(),
+            stderr: Arc::new(StderrTail::default()),
+            log: log.clone(),
+        };
+        // From here on, a failure drops `process`, which ends its group.
+        let stdout = stdout.ok_or_else(|| EngineFailure::Spawn("no stdout pipe".to_string()))?;
+        if let Some(pipe) = stderr_pipe {
+            spawn_stderr_reader(pipe, Arc::clone(&process.stderr), log.clone())?;
+        } else {
+            process.stderr.ended.store(true, Ordering::Release);
+        }
         let output_log = log.clone();
         std::thread::Builder::new()
             .name("engine-output".to_string())
@@ -252,15 +259,7 @@ impl EngineProcess {
                 }
             })
             .map_err(|error| EngineFailure::Spawn(error.to_string()))?;
-        Ok(EngineProcess {
-            child,
-            status: None,
-            stdin,
-            lines,
-            errors: Vec::new(),
-            stderr,
-            log,
-        })
+        Ok(process)
     }
 
     /// The last lines the engine wrote to stderr (at most 8, each a
