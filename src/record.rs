@@ -436,15 +436,19 @@ impl GameRecord {
     }
 
     /// Reads and parses a record file in the SDG archive format, refusing a
-    /// file too large to be a record ([`crate::notation::sdg::read_record_text`]).
+    /// file too large to be a record ([`crate::notation::sdg::read_record_bytes`]);
+    /// sizes in messages count the file's bytes.
     ///
     /// # Errors
     /// The file cannot be read or parsed; the message starts with its path.
     pub fn read_file(path: &std::path::Path) -> Result<GameRecord, String> {
-        let text = std::fs::File::open(path)
-            .and_then(crate::notation::sdg::read_record_text)
+        let bytes = std::fs::File::open(path)
+            .and_then(crate::notation::sdg::read_record_bytes)
             .map_err(|error| format!("{}: cannot read: {error}", path.display()))?;
-        GameRecord::parse_sdg(&text).map_err(|error| format!("{}: {error}", path.display()))
+        // Bytes, not text: the bounds count the file's own bytes.
+        let (header, turns) = crate::notation::sdg::parse_record_bytes(&bytes)
+            .map_err(|error| format!("{}: {error}", path.display()))?;
+        Ok(GameRecord { header, turns })
     }
 
     /// Reads and parses every record file, in order.

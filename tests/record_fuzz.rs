@@ -14,6 +14,12 @@
 //! regression makes this test slow rather than wrong; nothing here measures
 //! time.
 //!
+//! Files are read as bytes, so some inputs are bytes that are not UTF-8
+//! (0xFF, alone, in runs, or as a whole file): the reader's bounds must
+//! count the file's bytes, not the three bytes of each U+FFFD that replaces
+//! one, and every error but the one for a record too long names its line,
+//! in records cut off anywhere (without a final newline) as well.
+//!
 //! The default run is short (a few seconds). A long run, by hand:
 //! `SUPERNOVA_RECORD_FUZZ=200000 SUPERNOVA_RECORD_FUZZ_SEED=7 cargo test
 //! --release --test record_fuzz` (inputs and seed; the seed defaults to
@@ -28,7 +34,8 @@ use rand::{Rng, SeedableRng};
 use supernova::notation::error::{excerpt, EXCERPT_CHARS};
 use supernova::notation::hwpn;
 use supernova::notation::sdg::{
-    parse_record, read_record_text, RecordTurn, Step, MAX_LINE_BYTES, MAX_RECORD_BYTES,
+    parse_record, parse_record_bytes, read_record_text, RecordTurn, Step, MAX_LINE_BYTES,
+    MAX_RECORD_BYTES,
 };
 use supernova::record::GameRecord;
 use supernova::rules::Rules;
@@ -359,6 +366,12 @@ fn exercise(text: &str) -> bool {
         Ok(record) => record,
         Err(error) => {
             assert_tame(&error.to_string(), text);
+            // Every error names its line (a record cut off mid-header
+            // too), bar the one for a record too long as a whole.
+            assert!(
+                error.line.is_some() || text.len() > MAX_RECORD_BYTES,
+                "no line: {error}"
+            );
             if text.len() > MAX_RECORD_BYTES
                 || text.split('\n').any(|line| line.len() > MAX_LINE_BYTES)
             {
@@ -511,5 +524,166 @@ fn the_binary_bounds_what_it_reads() {
                 "{command:?}: {stderr}"
             );
         }
+    }
+}
+
+/// One input of bytes that are not all UTF-8: a source with runs of 0xFF
+/// (and other bytes UTF-8 never uses), cut off anywhere, or a whole file of
+/// 0xFF with or without line breaks, up to a little over the record limit.
+fn invalid_bytes(fuzzer: &mut Fuzzer) -> Vec<u8> {
+    let rng = &mut fuzzer.rng;
+    match rng.random_range(0..4) {
+        0 => {
+            let length = rng.random_range(0..MAX_RECORD_BYTES + 8);
+            let mut bytes = vec![0xFF; length];
+            if rng.random_bool(0.5) {
+                let width = rng.random_range(1..MAX_LINE_BYTES + 8);
+                for index in (width..length).step_by(width + 1) {
+                    bytes[index] = b'\n';
+                }
+            }
+            bytes
+        }
+        kind => {
+            let index = rng.random_range(0..fuzzer.sources.len());
+            let mut bytes = fuzzer.sources[index].as_bytes().to_vec();
+            for _ in 0..rng.random_range(1..6) {
+                if bytes.is_empty() {
+                    break;
+                }
+                let start = rng.random_range(0..bytes.len());
+                let end = (start + rng.random_range(1..64)).min(bytes.len());
+                let junk = [0xFF, 0xFE, 0xC0, 0x80][rng.random_range(0..4)];
+                bytes[start..end].fill(junk);
+            }
+            if kind == 1 {
+                // Cut off anywhere, even inside a character or the header.
+                bytes.truncate(rng.random_range(0..=bytes.len()));
+            }
+            bytes
+        }
+    }
+}
+
+/// Records of invalid bytes and records cut off fail cleanly at a line,
+/// and the sizes in messages are the inputs' own.
+#[test]
+fn invalid_bytes_and_cut_records_fail_at_a_line() {
+    let inputs = setting("SUPERNOVA_RECORD_FUZZ", DEFAULT_INPUTS as u64) / 10;
+    let seed = setting("SUPERNOVA_RECORD_FUZZ_SEED", 2025);
+    let mut fuzzer = Fuzzer {
+        rng: SmallRng::seed_from_u64(seed ^ 0xFF),
+        sources: sources(),
+    };
+    for _ in 0..inputs {
+        let bytes = invalid_bytes(&mut fuzzer);
+        let Err(error) = parse_record_bytes(&bytes) else {
+            continue;
+        };
+        let message = error.to_string();
+        assert_tame(&message, "");
+        assert!(
+            error.line.is_some() || bytes.len() > MAX_RECORD_BYTES,
+            "no line: {message}"
+        );
+        // A size in the message is never more than the input's bytes.
+        for size in message.split("not ").skip(1).filter_map(|rest| {
+            rest.split(|c: char| !c.is_ascii_digit())
+                .next()
+                .and_then(|digits| digits.parse::<usize>().ok())
+        }) {
+            assert!(
+                size <= bytes.len(),
+                "{size} of {} bytes: {message}",
+                bytes.len()
+            );
+        }
+    }
+}
+
+/// Writes `bytes` to a scratch file for the binary.
+fn scratch_file(name: &str, bytes: &[u8]) -> String {
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+/// The first error line `replay` and `show` print for the file at `path`.
+fn binary_errors(path: &str) -> Vec<String> {
+    [
+        &["replay", path][..],
+        &["show", "--game", path, "--turn", "1"],
+    ]
+    .iter()
+    .map(|command| {
+        let output = common::supernova(command);
+        assert_eq!(output.status.code(), Some(2), "{command:?}");
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    })
+    .collect()
+}
+
+/// A file of 400,000 0xFF bytes was refused as "at most 1048576 bytes,
+/// not 1200000" (each byte counted as its replacement, three bytes): the
+/// binary counts the file's bytes. On one line, that line is too long; in
+/// short lines, the first is not a title.
+#[test]
+fn the_binary_counts_a_files_own_bytes() {
+    let one_line = scratch_file("record-fuzz-ff.raw", &vec![0xFF; 400_000]);
+    for stderr in binary_errors(&one_line) {
+        assert!(
+            stderr.contains(&format!("{one_line}: line 1: '\u{fffd}\u{fffd}\u{fffd}"))
+                && stderr.contains(&format!(
+                "(400000 bytes)': expected a line of at most {MAX_LINE_BYTES} bytes, not 400000"
+            )),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("1200000"), "{stderr}");
+    }
+    let mut short_lines = vec![0xFF; 400_000];
+    for index in (99..short_lines.len()).step_by(100) {
+        short_lines[index] = b'\n';
+    }
+    let short_lines = scratch_file("record-fuzz-ff-lines.raw", &short_lines);
+    for stderr in binary_errors(&short_lines) {
+        assert!(
+            stderr.contains(&format!("{short_lines}: line 1: "))
+                && stderr.contains("expected a header line `Homeworlds Online (SDG# N)`"),
+            "{stderr}"
+        );
+    }
+}
+
+/// A record cut off in its header without a final newline said
+/// `'end of file': expected a header line ...` with no line; now it names
+/// the line where the header line was expected, the line after the last.
+#[test]
+fn the_binary_names_the_line_of_a_record_cut_off() {
+    let header = [
+        "Homeworlds Online (SDG# 1)",
+        "Started: 2010.1.2, Ended: 2010.1.9",
+        "Participants: Bob (S), Alice (N)",
+        "Winner: Alice",
+    ];
+    for (kept, expected) in [
+        (1, "Started: 2005.10.17, Ended: 2005.10.25"),
+        (2, "Participants: NAME (S), NAME (N)"),
+        (3, "Winner: NAME"),
+    ] {
+        let text = header[..kept].join("\n");
+        let path = scratch_file(&format!("record-fuzz-cut-{kept}.raw"), text.as_bytes());
+        for stderr in binary_errors(&path) {
+            assert!(
+                stderr.contains(&format!(
+                    "{path}: line {}: 'end of file': expected a header line `{expected}`",
+                    kept + 1
+                )),
+                "{stderr}"
+            );
+        }
+    }
+    let empty = scratch_file("record-fuzz-cut-0.raw", b"");
+    for stderr in binary_errors(&empty) {
+        assert!(stderr.contains(&format!("{empty}: line 1: ''")), "{stderr}");
     }
 }

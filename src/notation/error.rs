@@ -28,21 +28,51 @@ pub const EXCERPT_CHARS: usize = 80;
 /// assert_eq!(excerpt(&long), format!("{}... (1048576 bytes)", "x".repeat(80)));
 /// ```
 pub fn excerpt(text: &str) -> String {
+    quote(text, text.len(), false)
+}
+
+/// [`excerpt`] for bytes that need not be UTF-8 (bytes that are not become
+/// U+FFFD): the length it gives is of the bytes themselves, and only as
+/// many bytes are decoded as the excerpt can show.
+///
+/// ```
+/// use supernova::notation::error::excerpt_bytes;
+///
+/// assert_eq!(excerpt_bytes(b"G1 \xff"), "G1 \u{fffd}");
+/// let invalid = vec![0xff; 400_000];
+/// assert!(excerpt_bytes(&invalid).ends_with("... (400000 bytes)"));
+/// ```
+pub fn excerpt_bytes(bytes: &[u8]) -> String {
+    // Each character shown takes at most four bytes: one more character
+    // than the excerpt holds is enough to know it is cut.
+    let shown = bytes.len().min(4 * (EXCERPT_CHARS + 1));
+    quote(
+        &String::from_utf8_lossy(&bytes[..shown]),
+        bytes.len(),
+        shown < bytes.len(),
+    )
+}
+
+/// The excerpt of `text`, the start of an input of `length` bytes (all of
+/// it unless `cut`).
+fn quote(text: &str, length: usize, cut: bool) -> String {
     let mut quoted = String::new();
     let mut room = EXCERPT_CHARS;
-    for (index, character) in text.char_indices() {
+    for character in text.chars() {
         let escaped = needs_escape(character).then(|| character.escape_debug().to_string());
         let width = escaped.as_ref().map_or(1, |escaped| escaped.len());
         if width > room {
-            quoted.push_str(&format!("... ({} bytes)", text.len()));
-            debug_assert!(index < text.len());
-            break;
+            quoted.push_str(&format!("... ({length} bytes)"));
+            return quoted;
         }
         room -= width;
         match escaped {
             Some(escaped) => quoted.push_str(&escaped),
             None => quoted.push(character),
         }
+    }
+    if cut {
+        quoted.push_str(&format!("... ({length} bytes)"));
     }
     quoted
 }
@@ -74,6 +104,16 @@ impl ParseError {
         ParseError {
             line: None,
             token: excerpt(token.as_ref()),
+            expected: expected.into(),
+        }
+    }
+
+    /// An error about `bytes`, which need not be UTF-8 (quoted as an
+    /// [`excerpt_bytes`]), expecting `expected`.
+    pub fn about_bytes(bytes: &[u8], expected: impl Into<String>) -> ParseError {
+        ParseError {
+            line: None,
+            token: excerpt_bytes(bytes),
             expected: expected.into(),
         }
     }

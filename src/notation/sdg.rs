@@ -24,7 +24,13 @@
 //! what was expected, no input makes the reader panic, and the work is
 //! linear in the input, which is bounded: [`read_record_text`] reads at most
 //! [`MAX_RECORD_BYTES`], and [`parse_record`] refuses longer texts and lines
-//! longer than [`MAX_LINE_BYTES`], with an error that says so.
+//! longer than [`MAX_LINE_BYTES`], with an error that says so. A file is
+//! read as bytes ([`read_record_bytes`], [`parse_record_bytes`]) so that
+//! these bounds count its own bytes: a byte that is not UTF-8 becomes
+//! U+FFFD, three bytes of text, and a file of 400,000 such bytes is 400,000
+//! bytes long, not 1,200,000. A record cut off before its header ends is
+//! an error at the line after its last, like every other error of a
+//! record, bar the one for a record too long, which names no line.
 
 use std::io::Read;
 
@@ -52,6 +58,17 @@ pub const MAX_LINE_BYTES: usize = 1 << 14;
 /// A read error, or [`std::io::ErrorKind::InvalidData`] for a text too large
 /// to be a game record.
 pub fn read_record_text(reader: impl Read) -> std::io::Result<String> {
+    read_record_bytes(reader).map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// Reads a record's bytes as they are, refusing more than
+/// [`MAX_RECORD_BYTES`] without reading further: for
+/// [`parse_record_bytes`], which counts a file's own bytes.
+///
+/// # Errors
+/// A read error, or [`std::io::ErrorKind::InvalidData`] for a file too
+/// large to be a game record.
+pub fn read_record_bytes(reader: impl Read) -> std::io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
     reader
         .take(MAX_RECORD_BYTES as u64 + 1)
@@ -62,7 +79,7 @@ pub fn read_record_text(reader: impl Read) -> std::io::Result<String> {
             format!("more than {MAX_RECORD_BYTES} bytes: too large for a game record"),
         ));
     }
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
+    Ok(bytes)
 }
 
 /// A player of the game and the seat the site gave them.
@@ -267,17 +284,19 @@ fn split_turn_line(line: &str) -> Option<(u32, &str, &str)> {
     Some((number, name, rest.trim()))
 }
 
-/// Reads `key: value` from a header line, or says which line was expected.
+/// Reads `key: value` from a header line, or says which line was expected;
+/// at the end of the text, that is line `end_line`.
 fn header_value<'a>(
     line: Option<(usize, &'a str)>,
     key: &str,
     example: &str,
+    end_line: usize,
 ) -> Result<(usize, &'a str), ParseError> {
     let Some((number, text)) = line else {
-        return Err(ParseError::new(
-            "end of file",
-            format!("expected a header line `{example}`"),
-        ));
+        return Err(
+            ParseError::new("end of file", format!("expected a header line `{example}`"))
+                .at_line(end_line),
+        );
     };
     text.strip_prefix(key)
         .map(|value| (number, value))
@@ -325,12 +344,13 @@ fn parse_participants(text: &str, line: usize) -> Result<Vec<Participant>, Parse
 }
 
 /// Reads the header from numbered lines, leaving the iterator at the first
-/// line after the `Winner:` line.
+/// line after the `Winner:` line; `end_line` is the line after the last.
 fn parse_header<'a>(
     lines: &mut std::iter::Peekable<impl Iterator<Item = (usize, &'a str)>>,
+    end_line: usize,
 ) -> Result<Header, ParseError> {
     let title_example = "Homeworlds Online (SDG# N)";
-    let (number, title) = header_value(lines.next(), TITLE_PREFIX, title_example)?;
+    let (number, title) = header_value(lines.next(), TITLE_PREFIX, title_example, end_line)?;
     let game_number = title
         .strip_suffix(')')
         .and_then(|digits| digits.trim().parse::<u64>().ok())
@@ -365,6 +385,7 @@ fn parse_header<'a>(
         lines.next(),
         "Started:",
         "Started: 2005.10.17, Ended: 2005.10.25",
+        end_line,
     )?;
     let (started, ended) = match dates.split_once(", Ended:") {
         Some((started, ended)) => (started.trim(), ended.trim()),
@@ -374,9 +395,10 @@ fn parse_header<'a>(
         lines.next(),
         "Participants: ",
         "Participants: NAME (S), NAME (N)",
+        end_line,
     )?;
     let participants = parse_participants(names, number)?;
-    let (_, winner) = header_value(lines.next(), "Winner:", "Winner: NAME")?;
+    let (_, winner) = header_value(lines.next(), "Winner:", "Winner: NAME", end_line)?;
     let winner = winner.trim();
     Ok(Header {
         game_number,
@@ -430,21 +452,40 @@ fn trim_comments(turn: Option<&mut RecordTurn>) {
 /// than [`MAX_RECORD_BYTES`] or a line longer than [`MAX_LINE_BYTES`] is an
 /// error too.
 pub fn parse_record(text: &str) -> Result<(Header, Vec<RecordTurn>), ParseError> {
-    if text.len() > MAX_RECORD_BYTES {
-        return Err(ParseError::new(
-            text,
+    check_bounds(text.as_bytes())?;
+    parse_bounded(text)
+}
+
+/// [`parse_record`] for a record's bytes, as read from a file: the bounds
+/// count the file's bytes, before bytes that are not UTF-8 become U+FFFD
+/// (three bytes each in the text), so that a message gives the sizes the
+/// user can see with `ls` or `wc`.
+///
+/// # Errors
+/// As [`parse_record`].
+pub fn parse_record_bytes(bytes: &[u8]) -> Result<(Header, Vec<RecordTurn>), ParseError> {
+    check_bounds(bytes)?;
+    parse_bounded(&String::from_utf8_lossy(bytes))
+}
+
+/// Refuses a record longer than [`MAX_RECORD_BYTES`] or with a line longer
+/// than [`MAX_LINE_BYTES`], counting `bytes` as they are.
+fn check_bounds(bytes: &[u8]) -> Result<(), ParseError> {
+    if bytes.len() > MAX_RECORD_BYTES {
+        return Err(ParseError::about_bytes(
+            bytes,
             format!(
                 "expected a game record of at most {MAX_RECORD_BYTES} bytes, not {}",
-                text.len()
+                bytes.len()
             ),
         ));
     }
-    if let Some((index, line)) = text
-        .split('\n')
+    if let Some((index, line)) = bytes
+        .split(|&byte| byte == b'\n')
         .enumerate()
         .find(|(_, line)| line.len() > MAX_LINE_BYTES)
     {
-        return Err(ParseError::new(
+        return Err(ParseError::about_bytes(
             line,
             format!(
                 "expected a line of at most {MAX_LINE_BYTES} bytes, not {}",
@@ -453,6 +494,11 @@ pub fn parse_record(text: &str) -> Result<(Header, Vec<RecordTurn>), ParseError>
         )
         .at_line(index + 1));
     }
+    Ok(())
+}
+
+/// [`parse_record`] once the bounds are checked.
+fn parse_bounded(text: &str) -> Result<(Header, Vec<RecordTurn>), ParseError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lines = text
         .split('\n')
@@ -460,7 +506,9 @@ pub fn parse_record(text: &str) -> Result<(Header, Vec<RecordTurn>), ParseError>
         .enumerate()
         .map(|(index, line)| (index + 1, line))
         .peekable();
-    let header = parse_header(&mut lines)?;
+    // Where a missing header line was expected: the line after the last.
+    let end_line = text.split('\n').count() + 1;
+    let header = parse_header(&mut lines, end_line)?;
     let mut turns: Vec<RecordTurn> = Vec::new();
     let mut in_comment = false;
     for (number, line) in lines {

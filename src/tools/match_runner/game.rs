@@ -260,6 +260,19 @@ impl Game<'_> {
         let (go, wait) = self.go_command(side);
         let seat = &mut seats[side.index()];
         seat.process.errors.clear();
+        // Idle first: a `bestmove` the engine sent since its last answer
+        // is a fault, not the answer to this `go`. The round trip comes
+        // before the position, so it is not the engine's thinking time.
+        if let Err(failure) = seat.process.synchronise_idle(wait) {
+            let reason = match failure {
+                EngineFailure::Timeout(limit) => {
+                    format!("hung: no readyok within {} ms", limit.as_millis())
+                }
+                other => seat.process.describe(&other),
+            };
+            seat.process.kill();
+            return Some(forfeit(reason));
+        }
         let sent = seat
             .process
             .send(&position)

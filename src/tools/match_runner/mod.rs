@@ -5,9 +5,18 @@
 //! can take part. The runner is the referee: it keeps its own board, plays
 //! every returned turn on the rules core, and never trusts an engine. A
 //! crash, a hang past the clock (with a margin), a line longer than the
-//! protocol's cap, an unparsable or illegal turn, or a `bestmove (none)` in
-//! an ongoing game loses the game, and the reason is logged (engine text
-//! quoted as bounded, escaped excerpts). Every other ending is judged by
+//! protocol's cap, an unparsable or illegal turn, a `bestmove (none)` in an
+//! ongoing game, or a `bestmove` when no `go` was waiting loses the game,
+//! and the reason is logged (engine text quoted as bounded, escaped
+//! excerpts). The last is found without racing the engine: before each
+//! `position` and `go`, the engine is sent `isready`, and a `bestmove` that
+//! comes before its `readyok` (a second answer to its previous `go`) is a
+//! protocol fault, as in cutechess-cli and fastchess, rather than the
+//! answer to the next `go`; the round trip is not on the engine's clock.
+//! An engine that exits loses with its exit status, even when a process it
+//! started still holds its output, and each engine runs in a process group
+//! of its own that is ended with its game
+//! ([`crate::protocol::client::EngineProcess`]). Every other ending is judged by
 //! the rules layer's [`History`](crate::rules::History) under the match's
 //! rules ([`MatchConfig::referee_rules`]): elimination, an automatic draw
 //! when a start-of-turn position recurs `repetitions` times, and the turn

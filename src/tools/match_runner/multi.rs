@@ -9,7 +9,9 @@
 //! its names; only the Evil seats already out are revealed) and a `go` with
 //! the turn limits and every seat's clock. A crash, a hang past the limit
 //! and the margin, a line over the protocol's cap, an unparsable or illegal
-//! turn, `bestmove (none)` in an ongoing game, or a clock run out forfeits:
+//! turn, `bestmove (none)` in an ongoing game, a `bestmove` when no `go` was
+//! waiting (found as in two-player matches: `isready` before each `go`, and
+//! a `bestmove` before the `readyok` is a fault), or a clock run out forfeits:
 //! the engine's seat resigns (the record says `SYSTEM: X resigns.`), its
 //! process is stopped and the others play on. A game ends when the victory
 //! condition decides it or after `max_turns` turns.
@@ -37,7 +39,7 @@ use super::HANDSHAKE_TIMEOUT;
 use crate::notation::error::excerpt;
 use crate::notation::multi::{write_board, MultiBoard};
 use crate::notation::sdg::Header;
-use crate::protocol::client::EngineProcess;
+use crate::protocol::client::{EngineFailure, EngineProcess};
 use crate::protocol::reply::Reply;
 use crate::record::multi::{record_turn, resignation_comment, victory_variants};
 use crate::record::GameRecord;
@@ -164,7 +166,7 @@ fn start(
     };
     let mut process = EngineProcess::spawn_logged(&program, &arguments, log.as_deref())
         .map_err(|error| error.to_string())?;
-    let mut setup = || -> Result<Option<String>, crate::protocol::client::EngineFailure> {
+    let mut setup = || -> Result<Option<String>, EngineFailure> {
         let identity = process.identify(HANDSHAKE_TIMEOUT)?;
         let mut lines = Vec::new();
         if match_config.rules.name != Rules::STANDARD.name {
@@ -478,6 +480,16 @@ fn ask(
     let Some(process) = player.process.as_mut() else {
         return Err("no engine process".to_string());
     };
+    // Idle first: a `bestmove` sent since the engine's last answer is a
+    // fault, not the answer to this `go` (as in two-player matches).
+    process
+        .synchronise_idle(wait)
+        .map_err(|failure| match failure {
+            EngineFailure::Timeout(limit) => {
+                format!("hung: no readyok within {} ms", limit.as_millis())
+            }
+            other => process.describe(&other),
+        })?;
     let started = Instant::now();
     process
         .send_line(&position_line)
