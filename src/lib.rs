@@ -1,6 +1,8 @@
 //! Supernova: a Binary Homeworlds engine.
 //!
 //! The modules, from low level to high:
+//! - [`files`]: reading the files a user names with a bound, below
+//!   everything else.
 //! - [`rules`]: pieces, the 128-byte position, actions, single-action and
 //!   whole-turn generation, rule profiles, and the game history that judges
 //!   every result (the one referee). Depends on nothing else here.
@@ -19,6 +21,7 @@
 #![warn(missing_docs)]
 
 pub mod engine;
+pub mod files;
 pub mod notation;
 pub mod protocol;
 pub mod record;

@@ -442,9 +442,9 @@ impl GameRecord {
     /// # Errors
     /// The file cannot be read or parsed; the message starts with its path.
     pub fn read_file(path: &std::path::Path) -> Result<GameRecord, String> {
-        let bytes = std::fs::File::open(path)
-            .and_then(crate::notation::sdg::read_record_bytes)
-            .map_err(|error| format!("{}: cannot read: {error}", path.display()))?;
+        let limit = crate::notation::sdg::MAX_RECORD_BYTES as u64;
+        let bytes = crate::files::read_bounded(path, limit, "a game record")
+            .map_err(|error| format!("{}: {error}", path.display()))?;
         // Bytes, not text: the bounds count the file's own bytes.
         let (header, turns) = crate::notation::sdg::parse_record_bytes(&bytes)
             .map_err(|error| format!("{}: {error}", path.display()))?;

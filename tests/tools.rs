@@ -489,3 +489,60 @@ fn a_missing_shared_folder_fails_under_ci() {
         Some(repository.join("tests"))
     );
 }
+
+/// Every file a subcommand reads by name is refused at once when it is a
+/// device, a pipe or a folder: `/dev/zero` used to grow memory without end
+/// and a FIFO to block the open for good.
+#[test]
+fn named_files_that_never_end_or_block_are_refused_at_once() {
+    let fifo = scratch_file("named-files.fifo");
+    let _ = std::fs::remove_file(&fifo);
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|status| status.success()), "mkfifo");
+    let fifo = fifo.to_str().unwrap().to_string();
+    let folder = std::env::temp_dir().to_str().unwrap().to_string();
+    for path in ["/dev/zero", fifo.as_str(), folder.as_str()] {
+        let commands: [&[&str]; 5] = [
+            &[
+                "match",
+                "--engine",
+                "name=a",
+                "--engine",
+                "name=b",
+                "--nodes",
+                "10",
+                "--openings",
+                path,
+            ],
+            &["bench", "--file", path],
+            &["analyse", "--nodes", "10", "--eval-file", path],
+            &["replay", path],
+            &["show", "--game", path, "--turn", "1"],
+        ];
+        for command in commands {
+            let mut child = std::process::Command::new(common::binary())
+                .args(command)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            let status = loop {
+                if let Some(status) = child.try_wait().unwrap() {
+                    break Some(status);
+                }
+                if std::time::Instant::now() > deadline {
+                    child.kill().unwrap();
+                    child.wait().unwrap();
+                    break None;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            };
+            let mut stderr = String::new();
+            std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+            let status = status.unwrap_or_else(|| panic!("{command:?} did not end"));
+            assert!(!status.success(), "{command:?}");
+            assert!(stderr.contains("regular file"), "{command:?}: {stderr}");
+        }
+    }
+}

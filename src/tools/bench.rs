@@ -65,7 +65,8 @@ pub fn parse_positions(text: &str) -> Result<Vec<BenchPosition>, ParseError> {
 pub fn read_positions(file: Option<&Path>) -> Result<Vec<BenchPosition>, String> {
     let text = match file {
         Some(path) => {
-            std::fs::read_to_string(path).map_err(|error| format!("{}: {error}", path.display()))?
+            crate::files::read_bounded_text(path, crate::files::MAX_LIST_BYTES, "positions")
+                .map_err(|error| format!("{}: {error}", path.display()))?
         }
         None => BENCH_POSITIONS.to_string(),
     };

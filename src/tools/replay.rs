@@ -105,7 +105,7 @@ mod tests {
         let text = String::from_utf8(out).unwrap();
         assert_eq!(tally.unreadable.len(), 1);
         assert!(
-            text.starts_with("/nonexistent/game.txt: cannot read: "),
+            text.starts_with("/nonexistent/game.txt: cannot read a game record: "),
             "{text}"
         );
         assert!(

@@ -151,8 +151,10 @@ impl MatchArguments {
             );
         }
         let openings_text = match &self.openings {
-            Some(path) => std::fs::read_to_string(path)
-                .map_err(|error| format!("{}: cannot read: {error}", path.display()))?,
+            Some(path) => {
+                crate::files::read_bounded_text(path, crate::files::MAX_LIST_BYTES, "openings")
+                    .map_err(|error| format!("{}: {error}", path.display()))?
+            }
             None => match_runner::DEFAULT_OPENINGS.to_string(),
         };
         let openings = match_runner::parse_openings(&openings_text, &self.rules)?;

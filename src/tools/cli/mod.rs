@@ -229,7 +229,8 @@ impl EvalArguments {
         let mut tunables = Tunables::default();
         let network = match &self.eval_file {
             Some(path) => {
-                let text = std::fs::read_to_string(path)
+                let limit = crate::engine::options::MAX_NETWORK_FILE_BYTES;
+                let text = crate::files::read_bounded_text(path, limit, "a network file")
                     .map_err(|error| format!("{}: {error}", path.display()))?;
                 Arc::new(
                     ValueNetwork::parse(&text)
