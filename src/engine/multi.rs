@@ -23,8 +23,9 @@
 //! two-player engine does, and [`MultiEngine::stop`] (or a [`StopHandle`]
 //! from another thread) ends it with the best turn found so far: the
 //! protocol answers `isready` meanwhile, and `quit` and `stop` end it. A
-//! `go` while a search runs is refused unless that search was told to stop;
-//! then it is waited for, so its answer comes first. Between searches the engine remembers, per position,
+//! `go`, an option or a new game while a search runs waits for its answer
+//! first (at once for a stopped search), so the answers come in order, as
+//! they did when the search ran on the caller's thread. Between searches the engine remembers, per position,
 //! where its own turns led in this game, so that a deterministic player
 //! leaves a cycle instead of repeating it to the turn limit.
 
@@ -303,8 +304,7 @@ impl MultiEngine {
     /// Sets one of [`MULTI_OPTIONS`] (the name in any case; the value's
     /// words too) and starts a new game with it, at the start position of
     /// `Players` seats (three while they are off). A running search is
-    /// waited for first (the protocol refuses options while one runs that
-    /// was not told to stop), so that its turn is not remembered in the new
+    /// waited for first, so that its turn is not remembered in the new
     /// game.
     ///
     /// # Errors
@@ -405,11 +405,11 @@ impl MultiEngine {
     /// runs, and `listener` gets its one outcome there (or on this thread
     /// at once when the game is over). A search told to stop answers with
     /// the best turn found so far. Deterministic under a node limit. A
-    /// search that was told to stop but has not answered yet is waited for
-    /// first, so its answer comes before this one's.
+    /// search still running is waited for first (its limits bound it; a
+    /// stopped one answers at once), so its answer comes before this
+    /// one's, as when the searches ran on the caller's thread.
     ///
     /// # Errors
-    /// [`GoError::Busy`] while a search runs that was not told to stop;
     /// [`GoError::NoThread`] when the system refuses a thread.
     pub fn go(
         &mut self,
@@ -417,9 +417,6 @@ impl MultiEngine {
         limits: &MultiLimits,
         listener: MultiListener,
     ) -> Result<(), GoError> {
-        if self.is_busy() {
-            return Err(GoError::Busy);
-        }
         self.wait();
         if self.position.outcome() != MultiOutcome::Ongoing {
             listener(&MultiGoOutcome::GameOver);
@@ -479,14 +476,6 @@ impl MultiEngine {
     /// Whether a search is running (it has not answered yet).
     pub fn is_searching(&self) -> bool {
         self.running.as_ref().is_some_and(MultiRunning::is_running)
-    }
-
-    /// Whether a search is running that was not told to stop: what needs
-    /// the engine idle is refused then, and waits for a stopped one.
-    pub fn is_busy(&self) -> bool {
-        self.running
-            .as_ref()
-            .is_some_and(|running| running.is_running() && !running.stop.load(Ordering::Acquire))
     }
 
     /// Waits for the running search (if any) to answer, and remembers where
@@ -721,14 +710,9 @@ mod tests {
         engine
             .go(&Rules::STANDARD, &huge, listener(sender.clone()))
             .unwrap();
-        assert!(engine.is_busy());
-        assert_eq!(
-            engine.go(&Rules::STANDARD, &huge, listener(sender.clone())),
-            Err(GoError::Busy)
-        );
+        assert!(engine.is_searching());
         std::thread::sleep(Duration::from_millis(300));
         engine.stop_handle().stop();
-        assert!(engine.is_searching() || !engine.is_busy());
         let small = MultiLimits {
             nodes: Some(20),
             ..MultiLimits::default()

@@ -19,9 +19,11 @@
 //! enumeration commands are refused with a clear error; but a bound can be
 //! huge, so the search runs off the command loop, on the engine's thread
 //! ([`MultiEngine::go`]), and writes its `info` and `bestmove` from there:
-//! `isready` is answered while it runs, `stop` ends it with the best turn
-//! found so far, and a `go` right after `stop` waits for that answer and
-//! then searches, as in the two-player game. `hwi`, `isready`, `quit` and
+//! `isready` is answered while it runs, and `stop` ends it with the best
+//! turn found so far. A `go`, `newgame` or multi-player option while it
+//! runs waits for its answer (at once after `stop`) and then takes effect,
+//! so scripted sessions answer in order as when the search ran on the
+//! loop. `hwi`, `isready`, `quit` and
 //! the other options go to the two-player session as before (`Seed` and
 //! `Player`, which picks the search, the greedy or the random player, are
 //! read by both), and the session stops and waits for a multi-player
@@ -105,7 +107,6 @@ impl MultiSession {
             return None;
         }
         let result = match first {
-            "newgame" if self.engine.is_busy() => Err(OptionError::Busy.to_string()),
             "newgame" => {
                 self.engine.new_game();
                 self.reset_board();
@@ -163,7 +164,7 @@ impl MultiSession {
             self.engine.follow_shared_option(&name, &value);
             return None;
         }
-        let result = if searching || self.engine.is_busy() {
+        let result = if searching {
             Err(OptionError::Busy.to_string())
         } else {
             self.engine
@@ -256,11 +257,6 @@ impl MultiSession {
     /// Waits for a running multi-player search to answer.
     pub fn wait(&mut self) {
         self.engine.wait();
-    }
-
-    /// Whether a multi-player search runs that was not told to stop.
-    pub fn is_busy(&self) -> bool {
-        self.engine.is_busy()
     }
 }
 
