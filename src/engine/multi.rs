@@ -25,9 +25,10 @@
 //! protocol answers `isready` meanwhile, and `quit` and `stop` end it. A
 //! `go`, an option or a new game while a search runs waits for its answer
 //! first (at once for a stopped search), so the answers come in order, as
-//! they did when the search ran on the caller's thread. Between searches the engine remembers, per position,
-//! where its own turns led in this game, so that a deterministic player
-//! leaves a cycle instead of repeating it to the turn limit.
+//! they did when the search ran on the caller's thread. Between searches
+//! the engine remembers, per position, where its own turns led in this
+//! game, so that a deterministic player leaves a cycle instead of repeating
+//! it to the turn limit.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -400,9 +401,9 @@ impl MultiEngine {
 
     /// Starts choosing the turn to play from the current position within
     /// `limits`, with the player the options name, leaving a cycle of its
-    /// own turns. Never blocks: the search runs on a thread of its own,
-    /// so that the controller's `isready` and `stop` are answered while it
-    /// runs, and `listener` gets its one outcome there (or on this thread
+    /// own turns. Does not wait for this search: it runs on a thread of
+    /// its own, so that the controller's `isready` and `stop` are answered
+    /// while it runs, and `listener` gets its one outcome there (or on this thread
     /// at once when the game is over). A search told to stop answers with
     /// the best turn found so far. Deterministic under a node limit. A
     /// search still running is waited for first (its limits bound it; a

@@ -14,10 +14,10 @@
 //! `stop` itself, so a search stops even while the loop is busy with
 //! earlier lines. A `go` (or an option, or `newgame`) right after `stop`
 //! waits for the stopped search's `bestmove` and then runs, in order; a
-//! `go` while a search runs that was not told to stop is refused. Every
-//! output line is
-//! written whole under a lock and flushed, because the search thread and the
-//! command loop both write. A line is parsed completely ([`command::parse`])
+//! two-player `go` while a search runs that was not told to stop is
+//! refused, and a multi-player one waits for that search's answer
+//! ([`multi`]). Every output line is written whole under a lock and
+//! flushed, because the search thread and the command loop both write. A line is parsed completely ([`command::parse`])
 //! before anything changes, so a bad line leaves the state as it was and
 //! gets one `info string error: ...` reply, which quotes the offending word
 //! as a bounded, escaped excerpt.

@@ -23,11 +23,11 @@
 //! turn found so far. A `go`, `newgame` or multi-player option while it
 //! runs waits for its answer (at once after `stop`) and then takes effect,
 //! so scripted sessions answer in order as when the search ran on the
-//! loop. `hwi`, `isready`, `quit` and
-//! the other options go to the two-player session as before (`Seed` and
-//! `Player`, which picks the search, the greedy or the random player, are
-//! read by both), and the session stops and waits for a multi-player
-//! search on `quit` and at the end of input.
+//! loop. `hwi`, `isready`, `quit` and the other options go to the
+//! two-player session as before (`Seed` and `Player`, which picks the
+//! search, the greedy or the random player, are read by both), and the
+//! session stops and waits for a multi-player search on `quit` and at the
+//! end of input.
 
 use crate::engine::multi::{MultiEngine, MultiGoOutcome, MultiLimits};
 use crate::engine::OptionError;
@@ -128,9 +128,12 @@ impl MultiSession {
             }
             // `stop` goes on to the two-player session as well, which
             // stops its own search (none runs in a multi-player game) or
-            // refuses a line with words after `stop`.
+            // refuses a line with words after `stop`, which then stops
+            // nothing here either.
             "stop" => {
-                self.engine.stop();
+                if words.len() == 1 {
+                    self.engine.stop();
+                }
                 return None;
             }
             "ponderhit" => Ok(()),

@@ -167,7 +167,8 @@ impl Signals {
 #[derive(Default)]
 struct State {
     messages: VecDeque<Message>,
-    /// Ordinary lines waiting (an [`Overflow`] does not count).
+    /// Lines waiting, over-long ones included (an [`Overflow`] does not
+    /// count).
     lines: usize,
     /// Their bytes.
     bytes: usize,
@@ -234,9 +235,9 @@ impl Shared {
                 if is_go(line) {
                     signals.gos_queued.fetch_add(1, Ordering::AcqRel);
                 }
-                state.lines += 1;
-                state.bytes += bytes;
             }
+            state.lines += 1;
+            state.bytes += bytes;
             state.messages.push_back(message);
         } else {
             let overflow = state.overflow();
@@ -269,9 +270,13 @@ impl Receiver {
         let mut state = self.shared.lock();
         loop {
             if let Some(message) = state.messages.pop_front() {
-                if let Message::Line(line) = &message {
-                    state.lines -= 1;
-                    state.bytes -= line.len();
+                match &message {
+                    Message::Line(line) => {
+                        state.lines -= 1;
+                        state.bytes -= line.len();
+                    }
+                    Message::TooLong => state.lines -= 1,
+                    Message::Overflow(_) => {}
                 }
                 self.shared.taken.notify_all();
                 return Some(message);

@@ -242,7 +242,7 @@ pub fn random_turn(
 /// three players), and one playout adds one, so a search told to run
 /// without end (`go nodes 18446744073709551615`, clamped to `u32::MAX`
 /// playouts) grew by about 45 MB a second; this keeps one tree near
-/// 400 MB, some nine seconds of playouts on one core, far beyond any turn's
+/// 400 MB, about ten seconds of playouts on one core, far beyond any turn's
 /// search in a match.
 pub const MAX_TREE_NODES: usize = 1 << 20;
 
