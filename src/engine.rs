@@ -38,7 +38,7 @@ pub mod strength;
 #[cfg(test)]
 mod tests;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 pub use error::{GoError, OptionError, PositionError};
@@ -92,6 +92,36 @@ pub enum GoOutcome {
 /// Receives search events. Runs on the search thread, so it must be `Send`.
 pub type Listener = Box<dyn FnMut(SearchEvent<'_>) + Send>;
 
+/// What stops one running search from any thread.
+pub(crate) type Stopper = Arc<dyn Fn() + Send + Sync>;
+
+/// Stops an engine's running search from another thread: the protocol's
+/// input reader uses it so that `stop` reaches a search at once, even while
+/// the command loop is busy with earlier lines. It follows the engine from
+/// search to search (each `go` arms it, collecting the search disarms it),
+/// and stopping with no search running does nothing.
+#[derive(Clone, Default)]
+pub struct StopHandle {
+    current: Arc<Mutex<Option<Stopper>>>,
+}
+
+impl StopHandle {
+    /// Asks the running search, if any, to stop, as [`Engine::stop`] does.
+    /// Never blocks for longer than the engine takes to start or collect a
+    /// search.
+    pub fn stop(&self) {
+        let current = self.current.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(stopper) = current.as_ref() {
+            stopper();
+        }
+    }
+
+    /// Points the handle at a new search (or at none).
+    pub(crate) fn arm(&self, stopper: Option<Stopper>) {
+        *self.current.lock().unwrap_or_else(PoisonError::into_inner) = stopper;
+    }
+}
+
 /// The engine: game state, options and a searcher. See the module docs.
 pub struct Engine {
     /// The game: the start position and the turns played from it.
@@ -107,6 +137,8 @@ pub struct Engine {
     network: Arc<ValueNetwork>,
     /// What the engine reports and how it plays (`Ponder`, `UCI_ShowWDL`).
     settings: EngineSettings,
+    /// Stops the running search from other threads.
+    stop_handle: StopHandle,
 }
 
 impl Default for Engine {
@@ -146,7 +178,14 @@ impl Engine {
             options,
             running: None,
             settings: EngineSettings::default(),
+            stop_handle: StopHandle::default(),
         }
+    }
+
+    /// A handle that stops this engine's running search from any thread
+    /// (whichever search runs when it is used).
+    pub fn stop_handle(&self) -> StopHandle {
+        self.stop_handle.clone()
     }
 
     /// The engine's own settings in force.
@@ -224,14 +263,13 @@ impl Engine {
         Ok(())
     }
 
-    /// The searcher, if no search holds it (collecting a finished search first).
+    /// The searcher, if no search holds it (collecting a finished search
+    /// first, and waiting for one that was told to stop).
     fn idle_searcher(&mut self) -> Result<&mut Searcher, OptionError> {
-        if let Some(running) = &self.running {
-            if !running.is_over() {
-                return Err(OptionError::Busy);
-            }
-            self.wait();
+        if self.is_busy() {
+            return Err(OptionError::Busy);
         }
+        self.wait();
         Ok(self
             .searcher
             .get_or_insert_with(|| Searcher::new(self.options.clone())))
@@ -244,6 +282,17 @@ impl Engine {
             &self.options.rules,
             &self.options.tunables,
         )
+    }
+
+    /// Whether a search is running and was not told to stop: one that was
+    /// told is finishing, and what needs the engine idle waits for it
+    /// instead of being refused, so that a controller may send `stop` and
+    /// then its next `position` and `go` (or options) without waiting for
+    /// the `bestmove` in between.
+    fn is_busy(&self) -> bool {
+        self.running
+            .as_ref()
+            .is_some_and(|running| !running.is_over() && !running.is_stopped())
     }
 
     /// Whether a search is running (its thread has not finished).
@@ -267,10 +316,15 @@ impl Engine {
     /// comes only after [`Engine::stop`] (or [`Engine::ponder_hit`] and the
     /// limits), even when the game is over.
     ///
+    /// A search that was told to stop ([`Engine::stop`], a
+    /// [`StopHandle`]) but has not answered yet is waited for first, so its
+    /// `Finished` comes before this search starts.
+    ///
     /// # Errors
-    /// [`GoError::Busy`] when a search is still running.
+    /// [`GoError::Busy`] when a search is still running and was not told to
+    /// stop.
     pub fn go(&mut self, limits: SearchLimits, mut listener: Listener) -> Result<(), GoError> {
-        if self.is_searching() {
+        if self.is_busy() {
             return Err(GoError::Busy);
         }
         self.wait();
@@ -310,6 +364,7 @@ impl Engine {
         };
         match thread.spawn() {
             Ok(running) => {
+                self.stop_handle.arm(Some(running.stopper()));
                 self.running = Some(running);
                 Ok(())
             }
@@ -345,6 +400,7 @@ impl Engine {
     /// searcher back. Call [`Engine::stop`] first to end an infinite search.
     pub fn wait(&mut self) {
         if let Some(running) = self.running.take() {
+            self.stop_handle.arm(None);
             self.searcher = Some(
                 running
                     .join()

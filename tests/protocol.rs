@@ -11,114 +11,16 @@
 //! diff.
 
 mod common;
+mod engine_process;
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
+use engine_process::{synchronise, Engine, REPLY_LIMIT};
 use supernova::engine::{max_hash_mb, max_threads};
 use supernova::protocol::command::{self, Command as ProtocolCommand};
 use supernova::search::TUNABLES;
-
-/// How long any single reply may take before the test fails: generous,
-/// because this is a functional check, not a timing benchmark.
-const REPLY_LIMIT: Duration = Duration::from_secs(20);
-
-/// The engine as a child process with a line channel.
-struct Engine {
-    child: Child,
-    input: Option<ChildStdin>,
-    lines: Receiver<String>,
-}
-
-impl Engine {
-    fn start() -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_supernova"))
-            .arg("engine")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("the binary starts");
-        let stdout = child.stdout.take().unwrap();
-        let (sender, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if sender.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Engine {
-            input: child.stdin.take(),
-            child,
-            lines,
-        }
-    }
-
-    fn send(&mut self, line: &str) {
-        let input = self.input.as_mut().expect("input open");
-        writeln!(input, "{line}").unwrap();
-        input.flush().unwrap();
-    }
-
-    fn send_bytes(&mut self, bytes: &[u8]) {
-        let input = self.input.as_mut().expect("input open");
-        input.write_all(bytes).unwrap();
-        input.flush().unwrap();
-    }
-
-    fn next_line(&self) -> String {
-        self.lines
-            .recv_timeout(REPLY_LIMIT)
-            .expect("the engine answers in time")
-    }
-
-    /// Lines up to and including the first that satisfies `last`.
-    fn read_until(&self, mut last: impl FnMut(&str) -> bool) -> Vec<String> {
-        let mut lines = Vec::new();
-        loop {
-            let line = self.next_line();
-            let done = last(&line);
-            lines.push(line);
-            if done {
-                return lines;
-            }
-        }
-    }
-
-    /// Everything until the engine closes its output.
-    fn read_to_end(&self) -> Vec<String> {
-        let mut lines = Vec::new();
-        while let Ok(line) = self.lines.recv_timeout(REPLY_LIMIT) {
-            lines.push(line);
-        }
-        lines
-    }
-
-    fn close_input(&mut self) {
-        self.input = None;
-    }
-
-    fn wait(&mut self) -> std::process::ExitStatus {
-        self.child.wait().unwrap()
-    }
-
-    /// Sends `quit` and checks that the engine then exits cleanly.
-    fn quit(&mut self) {
-        self.send("quit");
-        assert!(self.wait().success());
-    }
-}
-
-impl Drop for Engine {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 fn golden_path(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -624,14 +526,6 @@ fn first_depth_info(engine: &mut Engine, position: &str) -> String {
         .into_iter()
         .find(|line| line.starts_with("info depth"))
         .expect("an info line before bestmove")
-}
-
-/// Sends `isready` and returns what came before `readyok`.
-fn synchronise(engine: &mut Engine) -> Vec<String> {
-    engine.send("isready");
-    let mut lines = engine.read_until(|line| line == "readyok");
-    lines.pop();
-    lines
 }
 
 fn has_bestmove(lines: &[String]) -> bool {

@@ -21,6 +21,15 @@
 //!   reading of `position` would take) turns a regression into a failure
 //!   rather than a hang.
 //!
+//! Some inputs are episodes of several lines, for what single lines cannot
+//! show: `stop` and `go` pairs sent at once (with a `position` or an option
+//! between), each `go` answered by exactly one `bestmove` and none refused;
+//! a multi-player `go nodes 18446744073709551615` with `isready` during it
+//! and then `stop`; and, through [`protocol::run`] and its input reader, a
+//! flood of lines up to the line cap while the command loop is busy with
+//! `turns` on a crowded position, after which `isready` and a `go` must be
+//! answered, with at most one error per dropped run of lines.
+//!
 //! The default run is short (a few seconds). A long run, by hand:
 //! `SUPERNOVA_PROTOCOL_FUZZ=200000 SUPERNOVA_PROTOCOL_FUZZ_SEED=7 cargo test
 //! --release --test protocol_fuzz` (inputs and seed; the seed defaults to
@@ -35,7 +44,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use supernova::notation::error::EXCERPT_CHARS;
 use supernova::protocol::command::{self, Command};
-use supernova::protocol::{Flow, Output, Session, MAX_LINE_BYTES};
+use supernova::protocol::{self, Flow, Output, Session, MAX_LINE_BYTES};
 use supernova::search::SearchLimits;
 
 /// Inputs in the default run.
@@ -164,6 +173,12 @@ impl Write for Capture {
 }
 
 impl Capture {
+    /// Whether what was written since the last [`Capture::take`] holds
+    /// `text`.
+    fn contains(&self, text: &str) -> bool {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).contains(text)
+    }
+
     /// Everything written since the last call.
     fn take(&self) -> String {
         let bytes = std::mem::take(&mut *self.0.lock().unwrap());
@@ -302,6 +317,184 @@ impl Fuzzer {
     }
 }
 
+/// A multi-line input (see the module docs).
+#[derive(Clone, Copy, Debug)]
+enum Episode {
+    /// `go infinite`, then this many `stop` and `go` pairs.
+    StopGo(usize),
+    /// A multi-player search with a huge node limit, then `stop`.
+    MultiHuge,
+}
+
+impl Fuzzer {
+    /// The lines of an episode, and how many `bestmove` lines they earn.
+    fn episode_lines(&mut self, episode: Episode) -> (Vec<String>, usize) {
+        match episode {
+            Episode::StopGo(pairs) => {
+                let mut lines = vec!["go infinite".to_string()];
+                for _ in 0..pairs {
+                    lines.push("stop".to_string());
+                    match self.rng.random_range(0..4) {
+                        0 => lines.push(game_line(&self.game)),
+                        1 => {
+                            // Any seed but a `go`, which the next `go`
+                            // would rightly find running.
+                            let seed = self.pick(SEEDS);
+                            if !seed.starts_with("go") {
+                                lines.push(seed.to_string());
+                            }
+                        }
+                        _ => {}
+                    }
+                    lines.push(
+                        self.pick(&["go infinite", "go movetime 50", "go nodes 100000"])
+                            .into(),
+                    );
+                }
+                lines.push("stop".to_string());
+                let gos = lines.iter().filter(|line| line.starts_with("go ")).count();
+                (lines, gos)
+            }
+            Episode::MultiHuge => {
+                let players = self.rng.random_range(3..=6);
+                let lines = [
+                    format!("setoption name Players value {players}"),
+                    "position startpos".to_string(),
+                    "go nodes 18446744073709551615".to_string(),
+                    "isready".to_string(),
+                    "stop".to_string(),
+                ];
+                (lines.to_vec(), 1)
+            }
+        }
+    }
+}
+
+/// Runs an episode on `session`; returns its output. Each line's output is
+/// checked as the protocol says: `readyok` during a multi-player search,
+/// no refusal of a `go` after `stop`.
+fn run_episode(session: &mut Session, capture: &Capture, lines: &[String]) -> String {
+    let mut output = String::new();
+    for line in lines {
+        let asked = Instant::now();
+        session.handle(line);
+        if line == "isready" {
+            let replies = capture.take();
+            assert!(replies.contains("readyok\n"), "{replies}");
+            assert!(asked.elapsed() < WATCHDOG);
+            output.push_str(&replies);
+        }
+    }
+    session.finish();
+    // Back to the two-player game, whatever the episode set.
+    session.handle("setoption name Players value 2");
+    output.push_str(&capture.take());
+    assert!(
+        !output.contains("already running"),
+        "a go after stop was refused: {lines:?}\n{output}"
+    );
+    output
+}
+
+/// A reader for [`protocol::run`]: bytes, and pauses until the engine has
+/// written some text, so that a line meant to come after a flood is not
+/// itself dropped.
+struct ScriptedInput {
+    parts: std::collections::VecDeque<Part>,
+    /// What the engine wrote so far.
+    output: Capture,
+}
+
+/// One part of a [`ScriptedInput`].
+enum Part {
+    /// These bytes, from this offset.
+    Bytes(Vec<u8>, usize),
+    /// Nothing until the engine has written this.
+    WaitFor(&'static str),
+}
+
+impl std::io::Read for ScriptedInput {
+    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        loop {
+            match self.parts.front_mut() {
+                None => return Ok(0),
+                Some(Part::Bytes(bytes, at)) => {
+                    let count = buffer.len().min(bytes.len() - *at);
+                    buffer[..count].copy_from_slice(&bytes[*at..*at + count]);
+                    *at += count;
+                    if *at == bytes.len() {
+                        self.parts.pop_front();
+                    }
+                    return Ok(count);
+                }
+                Some(Part::WaitFor(text)) => {
+                    let deadline = Instant::now() + WATCHDOG;
+                    while !self.output.contains(text) {
+                        assert!(Instant::now() < deadline, "no '{text}' in time");
+                        std::thread::sleep(Duration::from_millis(5));
+                    }
+                    self.parts.pop_front();
+                }
+            }
+        }
+    }
+}
+
+/// Lines up to the line cap sent while the loop works on `turns`: the
+/// queue drops most of them with one error per run, `isready` is answered,
+/// and a `go` sent after it gets its `bestmove`.
+fn flood_while_busy(rng: &mut SmallRng) {
+    let crowded = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/positions/big_in_check.txt"
+    ))
+    .unwrap();
+    let crowded = crowded.lines().find(|line| !line.starts_with('#')).unwrap();
+    let mut flood = format!("position pos {crowded}\nturns 1\n").into_bytes();
+    let lines = rng.random_range(8..40);
+    for _ in 0..lines {
+        let length = rng.random_range(MAX_LINE_BYTES / 2..=MAX_LINE_BYTES);
+        let byte = [b'x', b'9', b' ', 0xff][rng.random_range(0..4)];
+        flood.extend(std::iter::repeat_n(byte, length));
+        flood.push(b'\n');
+    }
+    flood.extend_from_slice(b"isready\n");
+    let output = Capture::default();
+    let input = ScriptedInput {
+        parts: [
+            Part::Bytes(flood, 0),
+            Part::WaitFor("readyok"),
+            Part::Bytes(b"position startpos\ngo nodes 30\nisready\n".to_vec(), 0),
+        ]
+        .into(),
+        output: output.clone(),
+    };
+    let started = Instant::now();
+    protocol::run(input, output.clone());
+    let text = output.take();
+    let errors = text
+        .lines()
+        .filter(|line| line.starts_with("info string error"))
+        .count();
+    assert!(errors <= lines, "{errors} errors for {lines} lines");
+    assert_eq!(
+        text.matches("bestmove ").count(),
+        1,
+        "{}",
+        excerpt_of(&text)
+    );
+    assert_eq!(text.matches("readyok").count(), 2, "{}", excerpt_of(&text));
+    assert!(started.elapsed() < WATCHDOG, "{:?}", started.elapsed());
+}
+
+/// A bounded view of a long output, for a failure message.
+fn excerpt_of(text: &str) -> String {
+    text.lines()
+        .map(supernova::notation::error::excerpt)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn setting(name: &str, default: u64) -> u64 {
     std::env::var(name)
         .ok()
@@ -349,7 +542,31 @@ fn protocol_lines_are_answered_as_the_protocol_says() {
     let (mut errors, mut searches, mut slowest) = (0u64, 0u64, Duration::ZERO);
     let mut at_game = false;
     let mut longest_game = 0;
+    let mut episodes = 0;
     for number in 0..inputs {
+        if number % 2000 == 1999 {
+            flood_while_busy(&mut fuzzer.rng);
+        }
+        if fuzzer.rng.random_range(0..200) == 0 {
+            let episode = if fuzzer.rng.random_bool(0.5) {
+                Episode::StopGo(fuzzer.rng.random_range(1..20))
+            } else {
+                Episode::MultiHuge
+            };
+            let (lines, gos) = fuzzer.episode_lines(episode);
+            let started = Instant::now();
+            let output = run_episode(&mut session, &capture, &lines);
+            assert!(started.elapsed() < WATCHDOG, "{episode:?}: {lines:?}");
+            assert_eq!(
+                output.matches("bestmove ").count(),
+                gos,
+                "{episode:?}: {lines:?}\n{output}"
+            );
+            assert_eq!(panics.load(Ordering::SeqCst), 0, "a panic in {lines:?}");
+            at_game = false;
+            episodes += 1;
+            continue;
+        }
         let line = fuzzer.input();
         assert!(line.len() <= MAX_LINE_BYTES, "inputs stay under the cap");
         let parsed = command::parse(&line);
@@ -444,7 +661,7 @@ fn protocol_lines_are_answered_as_the_protocol_says() {
     }
     eprintln!(
         "{inputs} inputs (seed {seed}): {errors} errors, {searches} searches, \
-         a game of {longest_game} turns, slowest input {slowest:?}"
+         {episodes} episodes, a game of {longest_game} turns, slowest input {slowest:?}"
     );
     // The inputs must reach both the parser's errors and the search, or the
     // fuzzer would test little.

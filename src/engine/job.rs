@@ -53,6 +53,12 @@ impl Control {
         self.wake.notify_all();
     }
 
+    /// Sets both stop flags: `stop` ends the search in whichever phase it
+    /// is.
+    fn stop_all(&self) {
+        self.signal(&[&self.stop, &self.ponder_over]);
+    }
+
     /// Blocks until `flag` is set.
     fn wait_for(&self, flag: &AtomicBool) {
         let mut guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
@@ -93,8 +99,20 @@ impl Running {
 
     /// Asks the search to stop, in whichever phase it is.
     pub(super) fn stop(&self) {
-        let control = &self.control;
-        control.signal(&[&control.stop, &control.ponder_over]);
+        self.control.stop_all();
+    }
+
+    /// Whether the search was asked to stop (by [`Running::stop`] or a
+    /// [`StopHandle`](super::StopHandle)): it is finishing, and answers soon.
+    pub(super) fn is_stopped(&self) -> bool {
+        self.control.stop.load(Ordering::Acquire)
+    }
+
+    /// What a [`StopHandle`](super::StopHandle) calls to stop this search
+    /// from another thread.
+    pub(super) fn stopper(&self) -> super::Stopper {
+        let control = Arc::clone(&self.control);
+        Arc::new(move || control.stop_all())
     }
 
     /// Turns a ponder search not yet hit or stopped into the timed one;

@@ -17,14 +17,24 @@
 //! gain there.
 //!
 //! A multi-player search is always bounded, by nodes, `movetime` or the
-//! clocks ([`MultiLimits`]), so [`MultiEngine::go`] runs on the caller's
-//! thread and returns its answer: there is no `stop`, no pondering and no
-//! infinite search. Between searches the engine remembers, per position,
-//! where its own turns led in this game, so that a deterministic player
-//! leaves a cycle instead of repeating it to the turn limit.
+//! clocks ([`MultiLimits`]), so there is no pondering and no infinite
+//! search; but a bound can be huge (`go nodes 18446744073709551615`), so
+//! [`MultiEngine::go`] runs the search on a thread of its own, as the
+//! two-player engine does, and [`MultiEngine::stop`] (or a [`StopHandle`]
+//! from another thread) ends it with the best turn found so far: the
+//! protocol answers `isready` meanwhile, and `quit` and `stop` end it. A
+//! `go`, an option or a new game while a search runs waits for its answer
+//! first (at once for a stopped search), so the answers come in order, as
+//! they did when the search ran on the caller's thread. Between searches
+//! the engine remembers, per position, where its own turns led in this
+//! game, so that a deterministic player leaves a cycle instead of repeating
+//! it to the turn limit.
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
@@ -36,6 +46,8 @@ use crate::rules::multi::{
 use crate::rules::{Rules, TurnState};
 use crate::search::multi::{greedy_turn_avoiding, random_turn, MultiSearch, MultiSearchOptions};
 use crate::search::PlayerKind;
+
+use super::{GoError, StopHandle};
 
 /// What a multi-player search found, for the front end's report: the
 /// playouts, the root's expected share per seat, and why the turn was
@@ -219,6 +231,17 @@ pub struct MultiEngine {
     /// Positions this engine moved from in this game (hash) and where its
     /// turns led from each, to leave a cycle instead of repeating it.
     played: HashMap<u64, Vec<u64>>,
+    /// The search in progress, if any.
+    running: Option<MultiRunning>,
+    /// Stops the running search from other threads.
+    stop_handle: StopHandle,
+}
+
+impl Drop for MultiEngine {
+    fn drop(&mut self) {
+        self.stop();
+        self.wait();
+    }
 }
 
 impl Default for MultiEngine {
@@ -236,6 +259,8 @@ impl MultiEngine {
             position: start_position(3, settings.victory),
             settings,
             played: HashMap::new(),
+            running: None,
+            stop_handle: StopHandle::default(),
         }
     }
 
@@ -279,12 +304,15 @@ impl MultiEngine {
 
     /// Sets one of [`MULTI_OPTIONS`] (the name in any case; the value's
     /// words too) and starts a new game with it, at the start position of
-    /// `Players` seats (three while they are off).
+    /// `Players` seats (three while they are off). A running search is
+    /// waited for first, so that its turn is not remembered in the new
+    /// game.
     ///
     /// # Errors
     /// A value that does not fit; the options and the game are then
     /// unchanged.
     pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), MultiOptionError> {
+        self.wait();
         let word = value.to_ascii_lowercase();
         let bad = |name: &'static str, expected: &'static str| MultiOptionError {
             name,
@@ -319,8 +347,10 @@ impl MultiEngine {
     }
 
     /// Starts a new game: the start position, and no memory of earlier
-    /// turns.
+    /// turns. A running search is waited for first, as
+    /// [`MultiEngine::set_option`] says.
     pub fn new_game(&mut self) {
+        self.wait();
         self.position = self.start_position();
         self.played.clear();
     }
@@ -369,54 +399,100 @@ impl MultiEngine {
         self.position = position;
     }
 
-    /// Chooses the turn to play from the current position within `limits`,
-    /// with the player the options name, leaving a cycle of its own turns.
-    /// Runs on this thread and is deterministic under a node limit.
-    pub fn go(&mut self, rules: &Rules, limits: &MultiLimits) -> MultiGoOutcome {
-        let position = &self.position;
-        if position.outcome() != MultiOutcome::Ongoing {
-            return MultiGoOutcome::GameOver;
+    /// Starts choosing the turn to play from the current position within
+    /// `limits`, with the player the options name, leaving a cycle of its
+    /// own turns. Does not wait for this search: it runs on a thread of
+    /// its own, so that the controller's `isready` and `stop` are answered
+    /// while it runs, and `listener` gets its one outcome there (or on this thread
+    /// at once when the game is over). A search told to stop answers with
+    /// the best turn found so far. Deterministic under a node limit. A
+    /// search still running is waited for first (its limits bound it; a
+    /// stopped one answers at once), so its answer comes before this
+    /// one's, as when the searches ran on the caller's thread.
+    ///
+    /// # Errors
+    /// [`GoError::NoThread`] when the system refuses a thread.
+    pub fn go(
+        &mut self,
+        rules: &Rules,
+        limits: &MultiLimits,
+        listener: MultiListener,
+    ) -> Result<(), GoError> {
+        self.wait();
+        if self.position.outcome() != MultiOutcome::Ongoing {
+            listener(&MultiGoOutcome::GameOver);
+            return Ok(());
         }
-        let mover = position.side_to_move();
-        let searched = self.search_position(mover);
-        let started = Instant::now();
-        let (iterations, deadline) = limits.budget(mover, started);
-        let seed = self.settings.seed ^ position.hash();
-        let mut search = MultiSearch::new(MultiSearchOptions {
-            iterations,
-            seed,
-            deadline,
-            ..MultiSearchOptions::default()
+        let mover = self.position.side_to_move();
+        let job = MultiJob {
+            searched: self.search_position(mover),
+            position: self.position.clone(),
+            settings: self.settings,
+            rules: *rules,
+            limits: *limits,
+            avoid: self
+                .played
+                .get(&self.position.hash())
+                .cloned()
+                .unwrap_or_default(),
+        };
+        let stop = Arc::new(AtomicBool::new(false));
+        let answered = Arc::new(AtomicBool::new(false));
+        let (thread_stop, thread_answered) = (Arc::clone(&stop), Arc::clone(&answered));
+        let handle = std::thread::Builder::new()
+            .name("multi-search".to_string())
+            .stack_size(8 << 20)
+            .spawn(move || {
+                let (outcome, led) = job.run(thread_stop);
+                thread_answered.store(true, Ordering::Release);
+                listener(&outcome);
+                led
+            })
+            .map_err(|error| GoError::NoThread(error.to_string()))?;
+        let stopper = Arc::clone(&stop);
+        self.stop_handle.arm(Some(Arc::new(move || {
+            stopper.store(true, Ordering::Release)
+        })));
+        self.running = Some(MultiRunning {
+            handle,
+            stop,
+            answered,
         });
-        let key = position.hash();
-        let avoid = self.played.get(&key).cloned().unwrap_or_default();
-        let actions = match self.settings.player {
-            PlayerKind::Mcts => search.best_turn_avoiding(&searched, rules, &avoid),
-            // The shot player's evaluation is a two-player one.
-            PlayerKind::Greedy | PlayerKind::Shots => {
-                greedy_turn_avoiding(&searched, rules, &avoid)
-            }
-            PlayerKind::Random => {
-                let mut random = SmallRng::seed_from_u64(seed);
-                random_turn(&mut searched.clone(), rules, &mut random)
-            }
+        Ok(())
+    }
+
+    /// Asks the running search, if any, to stop; never blocks. It answers
+    /// with the best turn it has.
+    pub fn stop(&self) {
+        if let Some(running) = &self.running {
+            running.stop.store(true, Ordering::Release);
+        }
+    }
+
+    /// A handle that stops this engine's running search from any thread.
+    pub fn stop_handle(&self) -> StopHandle {
+        self.stop_handle.clone()
+    }
+
+    /// Whether a search is running (it has not answered yet).
+    pub fn is_searching(&self) -> bool {
+        self.running.as_ref().is_some_and(MultiRunning::is_running)
+    }
+
+    /// Waits for the running search (if any) to answer, and remembers where
+    /// its turn led. Call [`MultiEngine::stop`] first not to wait for its
+    /// limits.
+    pub fn wait(&mut self) {
+        let Some(running) = self.running.take() else {
+            return;
         };
-        let mut report = search.report();
-        report.decision = match self.settings.player {
-            PlayerKind::Mcts => report.decision,
-            PlayerKind::Greedy | PlayerKind::Shots => "greedy",
-            PlayerKind::Random => "random",
-        };
-        if let Some(result) = result_of(position, rules, &actions) {
+        self.stop_handle.arm(None);
+        // A search that panicked chose nothing to remember.
+        if let Ok(Some((key, result))) = running.handle.join() {
             let results = self.played.entry(key).or_default();
             if !results.contains(&result) {
                 results.push(result);
             }
-        }
-        MultiGoOutcome::Turn {
-            actions,
-            report,
-            started,
         }
     }
 
@@ -436,6 +512,91 @@ impl MultiEngine {
         let mut parts = position.parts();
         parts.victory = Victory::GoodVersusEvil { evil: known };
         MultiPosition::from_parts(parts).unwrap_or_else(|_| position.clone())
+    }
+}
+
+/// Receives the outcome of a multi-player `go`, on the search's thread.
+pub type MultiListener = Box<dyn FnOnce(&MultiGoOutcome) + Send>;
+
+/// A running multi-player search: its thread (which hands back where its
+/// turn led, for the memory of this game's turns) and its signals.
+struct MultiRunning {
+    handle: JoinHandle<Option<(u64, u64)>>,
+    /// Set by `stop`: the search answers with what it has.
+    stop: Arc<AtomicBool>,
+    /// Set just before the answer, so that a controller that reacts to the
+    /// `bestmove` at once with another `go` is never told the engine is
+    /// busy.
+    answered: Arc<AtomicBool>,
+}
+
+impl MultiRunning {
+    /// Whether the search has not answered yet.
+    fn is_running(&self) -> bool {
+        !self.answered.load(Ordering::Acquire) && !self.handle.is_finished()
+    }
+}
+
+/// What one multi-player `go` hands its thread: copies of everything it
+/// reads, so that the engine's position and options may change meanwhile.
+struct MultiJob {
+    /// The game's position.
+    position: MultiPosition,
+    /// The position as the search sees it (hidden alignments dealt).
+    searched: MultiPosition,
+    settings: MultiSettings,
+    rules: Rules,
+    limits: MultiLimits,
+    /// Where this engine's turns from this position already led.
+    avoid: Vec<u64>,
+}
+
+impl MultiJob {
+    /// The search: the outcome, and the position's hash with where the
+    /// turn leads (when it is legal), for the memory of this game's turns.
+    fn run(self, stop: Arc<AtomicBool>) -> (MultiGoOutcome, Option<(u64, u64)>) {
+        let MultiJob {
+            position,
+            searched,
+            settings,
+            rules,
+            limits,
+            avoid,
+        } = self;
+        let started = Instant::now();
+        let (iterations, deadline) = limits.budget(position.side_to_move(), started);
+        let seed = settings.seed ^ position.hash();
+        let mut search = MultiSearch::new(MultiSearchOptions {
+            iterations,
+            seed,
+            deadline,
+            ..MultiSearchOptions::default()
+        })
+        .with_stop(stop);
+        let actions = match settings.player {
+            PlayerKind::Mcts => search.best_turn_avoiding(&searched, &rules, &avoid),
+            // The shot player's evaluation is a two-player one.
+            PlayerKind::Greedy | PlayerKind::Shots => {
+                greedy_turn_avoiding(&searched, &rules, &avoid)
+            }
+            PlayerKind::Random => {
+                let mut random = SmallRng::seed_from_u64(seed);
+                random_turn(&mut searched.clone(), &rules, &mut random)
+            }
+        };
+        let mut report = search.report();
+        report.decision = match settings.player {
+            PlayerKind::Mcts => report.decision,
+            PlayerKind::Greedy | PlayerKind::Shots => "greedy",
+            PlayerKind::Random => "random",
+        };
+        let led = result_of(&position, &rules, &actions).map(|result| (position.hash(), result));
+        let outcome = MultiGoOutcome::Turn {
+            actions,
+            report,
+            started,
+        };
+        (outcome, led)
     }
 }
 
@@ -523,6 +684,58 @@ mod tests {
         );
     }
 
+    /// Runs one `go` to its answer.
+    fn answer(engine: &mut MultiEngine, limits: &MultiLimits) -> MultiGoOutcome {
+        let (sender, receiver) = std::sync::mpsc::channel();
+        engine
+            .go(
+                &Rules::STANDARD,
+                limits,
+                Box::new(move |outcome| sender.send(outcome.clone()).unwrap()),
+            )
+            .unwrap();
+        let outcome = receiver.recv().unwrap();
+        engine.wait();
+        outcome
+    }
+
+    #[test]
+    fn a_huge_search_stops_on_stop_and_a_go_after_it_waits_for_it() {
+        let mut engine = MultiEngine::new();
+        engine.set_option("Players", "3").unwrap();
+        let huge = MultiLimits {
+            nodes: Some(u32::MAX),
+            ..MultiLimits::default()
+        };
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let listener = |sender: std::sync::mpsc::Sender<MultiGoOutcome>| -> MultiListener {
+            Box::new(move |outcome| sender.send(outcome.clone()).unwrap())
+        };
+        engine
+            .go(&Rules::STANDARD, &huge, listener(sender.clone()))
+            .unwrap();
+        assert!(engine.is_searching());
+        std::thread::sleep(Duration::from_millis(300));
+        engine.stop_handle().stop();
+        let small = MultiLimits {
+            nodes: Some(20),
+            ..MultiLimits::default()
+        };
+        engine
+            .go(&Rules::STANDARD, &small, listener(sender))
+            .unwrap();
+        let first = receiver.recv_timeout(Duration::from_secs(10)).unwrap();
+        let second = receiver.recv_timeout(Duration::from_secs(10)).unwrap();
+        let nodes = |outcome: &MultiGoOutcome| match outcome {
+            MultiGoOutcome::Turn { report, .. } => report.nodes,
+            MultiGoOutcome::GameOver => panic!("the start is not over"),
+        };
+        assert!(nodes(&first) > 20, "the stopped search answered first");
+        assert!(nodes(&second) <= 20 * 4, "then the small one");
+        engine.wait();
+        assert!(!engine.is_searching());
+    }
+
     #[test]
     fn go_is_repeatable_under_a_node_limit() {
         let mut engine = MultiEngine::new();
@@ -532,7 +745,7 @@ mod tests {
             nodes: Some(50),
             ..MultiLimits::default()
         };
-        let turn = |engine: &mut MultiEngine| match engine.go(&Rules::STANDARD, &limits) {
+        let turn = |engine: &mut MultiEngine| match answer(engine, &limits) {
             MultiGoOutcome::Turn {
                 actions, report, ..
             } => (actions, report),

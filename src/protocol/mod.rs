@@ -6,10 +6,18 @@
 //! one word level ([`words`]) and one capped line reader ([`lines`]).
 //!
 //! Input is read on its own thread and handed to the command loop through a
-//! channel, and searches run on the engine's thread, so `isready`, `stop`
-//! and `quit` are answered at once while a search runs. Every output line is
-//! written whole under a lock and flushed, because the search thread and the
-//! command loop both write. A line is parsed completely ([`command::parse`])
+//! bounded queue ([`queue`]: at most a few thousand lines and megabytes
+//! wait; beyond that ordinary lines are dropped with one error, and
+//! `isready`, `stop`, `ponderhit` and `quit` are kept), and searches, two-
+//! and multi-player, run on the engines' threads, so `isready`, `stop` and
+//! `quit` are answered at once while a search runs. The reader also acts on
+//! `stop` itself, so a search stops even while the loop is busy with
+//! earlier lines. A `go` (or an option, or `newgame`) right after `stop`
+//! waits for the stopped search's `bestmove` and then runs, in order; a
+//! two-player `go` while a search runs that was not told to stop is
+//! refused, and a multi-player one waits for that search's answer
+//! ([`multi`]). Every output line is written whole under a lock and
+//! flushed, because the search thread and the command loop both write. A line is parsed completely ([`command::parse`])
 //! before anything changes, so a bad line leaves the state as it was and
 //! gets one `info string error: ...` reply, which quotes the offending word
 //! as a bounded, escaped excerpt.
@@ -18,13 +26,13 @@ pub mod client;
 pub mod command;
 pub mod lines;
 pub mod multi;
+pub mod queue;
 pub mod reply;
 pub mod text;
 pub mod words;
 
-use std::io::{BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
 use crate::engine::{
@@ -37,7 +45,6 @@ use crate::notation::Board;
 use crate::rules::{Action, GameResult, GameStatus, History, MidTurn, PlayError, Rules};
 use command::Command;
 pub use lines::MAX_LINE_BYTES;
-use lines::{read_line, skip_line, LineRead};
 use reply::{IdField, OptionLine, Reply};
 use text::InfoStyle;
 
@@ -309,8 +316,9 @@ impl Session {
                 self.engine.ponder_hit();
             }
             Command::Quit => {
-                self.engine.stop();
+                self.stop();
                 self.engine.wait();
+                self.multi.wait();
                 return Flow::Quit;
             }
             Command::Display => self.display(),
@@ -340,6 +348,44 @@ impl Session {
             self.engine.stop();
         }
         self.engine.wait();
+        self.multi.wait();
+    }
+
+    /// Asks the running search, two-player or multi-player, to stop.
+    pub fn stop(&self) {
+        self.engine.stop();
+        self.multi.stop();
+    }
+
+    /// What stops the session's running search from another thread (the
+    /// input reader's `stop`), whichever engine runs it.
+    pub fn stopper(&self) -> Arc<dyn Fn() + Send + Sync> {
+        let two = self.engine.stop_handle();
+        let multi = self.multi.engine().stop_handle();
+        Arc::new(move || {
+            two.stop();
+            multi.stop();
+        })
+    }
+
+    /// The lines read while the input queue was full: one error for the
+    /// dropped ones, then the kept commands in their order
+    /// ([`queue::Overflow`]).
+    fn overflow(&mut self, overflow: &queue::Overflow) -> Flow {
+        self.error(overflow.message());
+        if overflow.ponder_hit {
+            self.handle("ponderhit");
+        }
+        if overflow.stop {
+            self.handle("stop");
+        }
+        for _ in 0..overflow.ready {
+            self.reply(Reply::ReadyOk);
+        }
+        if overflow.quit {
+            return self.handle("quit");
+        }
+        Flow::Continue
     }
 
     fn hwi(&self) {
@@ -507,54 +553,34 @@ fn quoted(error: OptionError) -> OptionError {
     }
 }
 
-/// Reads lines (at most [`MAX_LINE_BYTES`] each, invalid UTF-8 replaced)
-/// on a thread of its own and sends them down a channel; the channel closes
-/// at end of input. A longer line is skipped without being kept, and
-/// reported as an error in its place.
-fn spawn_reader(input: impl Read + Send + 'static) -> mpsc::Receiver<Result<String, String>> {
-    let (sender, receiver) = mpsc::channel();
-    std::thread::Builder::new()
-        .name("input".to_string())
-        .spawn(move || {
-            let mut reader = BufReader::new(input);
-            let mut buffer = Vec::new();
-            loop {
-                let message = match read_line(&mut reader, &mut buffer) {
-                    LineRead::Line(line) => Ok(line),
-                    LineRead::TooLong => {
-                        skip_line(&mut reader);
-                        Err(format!(
-                            "line too long: expected at most {MAX_LINE_BYTES} bytes"
-                        ))
-                    }
-                    LineRead::End => break,
-                };
-                if sender.send(message).is_err() {
-                    break;
-                }
-            }
-        })
-        .ok();
-    receiver
-}
-
-/// Runs the protocol until `quit`, end of input or a broken output.
+/// Runs the protocol until `quit`, end of input or a broken output. Input
+/// is read on a thread of its own into a bounded queue ([`queue`]).
 pub fn run(input: impl Read + Send + 'static, output: impl Write + Send + 'static) {
     let output = Output::new(output);
     let mut session = Session::new(output.clone());
-    let lines = spawn_reader(input);
-    for line in lines.iter() {
+    let signals = queue::Signals::new(session.stopper());
+    let messages = queue::spawn_reader(input, signals.clone());
+    while let Some(message) = messages.next() {
         if output.is_broken() {
-            session.engine.stop();
+            session.stop();
             break;
         }
-        match line {
-            Ok(line) => {
-                if session.handle(&line) == Flow::Quit {
-                    return;
-                }
+        let flow = match message {
+            queue::Message::Line(line) => {
+                let flow = session.handle(&line);
+                signals.handled(&line);
+                flow
             }
-            Err(message) => session.error(message),
+            queue::Message::TooLong => {
+                session.error(format!(
+                    "line too long: expected at most {MAX_LINE_BYTES} bytes"
+                ));
+                Flow::Continue
+            }
+            queue::Message::Overflow(overflow) => session.overflow(&overflow),
+        };
+        if flow == Flow::Quit {
+            return;
         }
     }
     session.finish();

@@ -14,12 +14,20 @@
 //! untouched.
 //!
 //! In a multi-player game the extension answers `newgame`, `position`,
-//! `go` and `d` itself, on the command loop: a multi-player search is
-//! bounded by nodes, `movetime` or the clocks, so it needs no `stop`, and
-//! `go infinite`, `go ponder` and the enumeration commands are refused
-//! with a clear error. `hwi`, `isready`, `quit` and the other options go
-//! to the two-player session as before (`Seed` and `Player`, which picks
-//! the search, the greedy or the random player, are read by both).
+//! `go`, `stop` and `d` itself. A multi-player search is bounded by nodes,
+//! `movetime` or the clocks, so `go infinite`, `go ponder` and the
+//! enumeration commands are refused with a clear error; but a bound can be
+//! huge, so the search runs off the command loop, on the engine's thread
+//! ([`MultiEngine::go`]), and writes its `info` and `bestmove` from there:
+//! `isready` is answered while it runs, and `stop` ends it with the best
+//! turn found so far. A `go`, `newgame` or multi-player option while it
+//! runs waits for its answer (at once after `stop`) and then takes effect,
+//! so scripted sessions answer in order as when the search ran on the
+//! loop. `hwi`, `isready`, `quit` and the other options go to the
+//! two-player session as before (`Seed` and `Player`, which picks the
+//! search, the greedy or the random player, are read by both), and the
+//! session stops and waits for a multi-player search on `quit` and at the
+//! end of input.
 
 use crate::engine::multi::{MultiEngine, MultiGoOutcome, MultiLimits};
 use crate::engine::OptionError;
@@ -118,7 +126,17 @@ impl MultiSession {
                 output.line(&format!("status: {}", result_text(&self.board.position)));
                 Ok(())
             }
-            "stop" | "ponderhit" => Ok(()),
+            // `stop` goes on to the two-player session as well, which
+            // stops its own search (none runs in a multi-player game) or
+            // refuses a line with words after `stop`, which then stops
+            // nothing here either.
+            "stop" => {
+                if words.len() == 1 {
+                    self.engine.stop();
+                }
+                return None;
+            }
+            "ponderhit" => Ok(()),
             "turns" | "count" | "eval" => Err(format!(
                 "'{first}': not available in multi-player games (Players {})",
                 self.engine.settings().players
@@ -217,47 +235,76 @@ impl MultiSession {
         Ok(())
     }
 
-    /// `go`: searches and answers `info` and `bestmove`, or the result.
+    /// `go`: starts the search, whose thread answers `info` and `bestmove`
+    /// (or the result at once, when the game is over).
     fn go(&mut self, words: &[&str], rules: &Rules, output: &Output) -> Result<(), String> {
         let players = self.engine.settings().players;
         let limits = parse_limits(words, players)?;
-        let MultiGoOutcome::Turn {
-            actions,
-            report,
-            started,
-        } = self.engine.go(rules, &limits)
-        else {
-            output.line(&format!(
-                "info string result {}",
-                result_text(&self.board.position)
-            ));
-            output.line("bestmove (none)");
-            return Ok(());
-        };
-        let mut after = self.board.clone();
-        let played = after
-            .play_actions(rules, &actions)
-            .map_err(|error| format!("the search found no playable turn: {error}"))?;
-        let token = notation::format_turn(
-            &self.board,
-            rules,
-            &played.actions,
-            &played.names,
-            Style::Token,
-        );
-        let values: Vec<String> = (0..players)
-            .map(|seat| format!("p{seat} {}", (report.shares[seat] * 1000.0).round() as i64))
-            .collect();
-        output.line(&format!(
+        let board = self.board.clone();
+        let rules_copy = *rules;
+        let output = output.clone();
+        let listener = Box::new(move |outcome: &MultiGoOutcome| {
+            let lines = answer_lines(&board, &rules_copy, players, outcome);
+            output.lines(&lines);
+        });
+        self.engine
+            .go(rules, &limits, listener)
+            .map_err(|error| error.to_string())
+    }
+
+    /// Asks a running multi-player search to stop (it answers what it has).
+    pub fn stop(&self) {
+        self.engine.stop();
+    }
+
+    /// Waits for a running multi-player search to answer.
+    pub fn wait(&mut self) {
+        self.engine.wait();
+    }
+}
+
+/// The lines that answer a multi-player `go` on `board`: the result when
+/// the game is over, else the search's `info` line and `bestmove`.
+fn answer_lines(
+    board: &MultiBoard,
+    rules: &Rules,
+    players: usize,
+    outcome: &MultiGoOutcome,
+) -> Vec<String> {
+    let MultiGoOutcome::Turn {
+        actions,
+        report,
+        started,
+    } = outcome
+    else {
+        return vec![
+            format!("info string result {}", result_text(&board.position)),
+            "bestmove (none)".to_string(),
+        ];
+    };
+    let mut after = board.clone();
+    let played = match after.play_actions(rules, actions) {
+        Ok(played) => played,
+        Err(error) => {
+            return vec![format!(
+                "info string error: the search found no playable turn: {error}"
+            )]
+        }
+    };
+    let token = notation::format_turn(board, rules, &played.actions, &played.names, Style::Token);
+    let values: Vec<String> = (0..players)
+        .map(|seat| format!("p{seat} {}", (report.shares[seat] * 1000.0).round() as i64))
+        .collect();
+    vec![
+        format!(
             "info nodes {} time {} shares {} decision {}",
             report.nodes,
             started.elapsed().as_millis(),
             values.join(" "),
             report.decision
-        ));
-        output.line(&format!("bestmove {token}"));
-        Ok(())
-    }
+        ),
+        format!("bestmove {token}"),
+    ]
 }
 
 /// The limits of a multi-player `go` line (the words after `go`): `nodes`,

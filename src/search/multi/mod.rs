@@ -52,11 +52,18 @@
 //! one generic tree would put a game-type parameter through the two-player
 //! hot path. With a fixed seed and a node limit the search is
 //! deterministic. It never prints.
+//!
+//! **Bounds.** The playouts end at the node limit, at the deadline, when
+//! the stop flag given with [`MultiSearch::with_stop`] is set (the engine's
+//! `stop`, from another thread), or when a tree reaches [`MAX_TREE_NODES`],
+//! whichever comes first; the turn is then chosen from the tree as grown.
 
 pub mod evaluate;
 pub mod hidden;
 pub mod turns;
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use rand::rngs::SmallRng;
@@ -230,6 +237,15 @@ pub fn random_turn(
     played
 }
 
+/// The most nodes one tree grows to: the playouts end there as at a node
+/// limit. A node holds its position and its edges (about 400 bytes at
+/// three players), and one playout adds one, so a search told to run
+/// without end (`go nodes 18446744073709551615`, clamped to `u32::MAX`
+/// playouts) grew by about 45 MB a second; this keeps one tree near
+/// 400 MB, about ten seconds of playouts on one core, far beyond any turn's
+/// search in a match.
+pub const MAX_TREE_NODES: usize = 1 << 20;
+
 /// Positions looked at inside the mover's own turn by the root checks.
 const ROOT_TURN_LIMIT: usize = 6_000;
 /// Positions looked at inside the next player's turn by a safety check.
@@ -379,6 +395,9 @@ pub struct MultiSearch {
     options: MultiSearchOptions,
     random: SmallRng,
     report: MultiReport,
+    /// Set from another thread to end the playouts early, as the deadline
+    /// does (the protocol's `stop`).
+    stop: Option<Arc<AtomicBool>>,
 }
 
 /// What the last [`MultiSearch::best_turn`] found, for the protocol's
@@ -402,7 +421,28 @@ impl MultiSearch {
             options,
             random: SmallRng::seed_from_u64(options.seed),
             report: MultiReport::default(),
+            stop: None,
         }
+    }
+
+    /// The search, ended early when `stop` is set: the playouts stop as at
+    /// the deadline, and the turn is chosen from the tree grown so far.
+    /// The root's exact checks are bounded and run to their end.
+    pub fn with_stop(mut self, stop: Arc<AtomicBool>) -> MultiSearch {
+        self.stop = Some(stop);
+        self
+    }
+
+    /// Whether the playouts must end now: the deadline has passed or `stop`
+    /// is set.
+    fn must_stop(&self) -> bool {
+        self.stop
+            .as_ref()
+            .is_some_and(|stop| stop.load(Ordering::Acquire))
+            || self
+                .options
+                .deadline
+                .is_some_and(|end| Instant::now() >= end)
     }
 
     /// What the last search found.
@@ -510,12 +550,7 @@ impl MultiSearch {
     ) -> Vec<MultiAction> {
         let mut nodes = vec![Node::new(position.clone(), rules)];
         for iteration in 0..iterations.max(1) {
-            if iteration % 16 == 15
-                && self
-                    .options
-                    .deadline
-                    .is_some_and(|end| Instant::now() >= end)
-            {
+            if (iteration % 16 == 15 && self.must_stop()) || nodes.len() >= MAX_TREE_NODES {
                 break;
             }
             self.iterate(&mut nodes, rules);
