@@ -17,37 +17,82 @@ use std::path::Path;
 /// built-in ones are a few kilobytes.
 pub const MAX_LIST_BYTES: u64 = 16 << 20;
 
-/// Reads the regular file at `path`, of at most `limit` bytes, whole. `what`
-/// names the file in the error ("a game record", "a network file").
+/// Why a named file was not read.
+#[derive(Debug)]
+pub enum FileError {
+    /// A folder, device or pipe.
+    NotRegular,
+    /// Larger than the bound, by its size in bytes (`None` when it grew
+    /// past the bound after the check).
+    TooLarge {
+        /// The bound.
+        limit: u64,
+        /// The file's size.
+        size: Option<u64>,
+    },
+    /// The system's reason.
+    Unreadable(std::io::Error),
+    /// Not UTF-8 text.
+    NotText,
+}
+
+impl FileError {
+    /// What was wanted instead, for messages of the form "expected ...":
+    /// `what` names the file ("a game record", "a network file").
+    pub fn expected(&self, what: &str) -> String {
+        match self {
+            FileError::NotRegular => {
+                format!("{what} in a regular file (this is a folder, device or pipe)")
+            }
+            FileError::TooLarge {
+                limit,
+                size: Some(size),
+            } => format!("{what} of at most {limit} bytes, not {size}"),
+            FileError::TooLarge { limit, size: None } => {
+                format!("{what} of at most {limit} bytes")
+            }
+            FileError::Unreadable(error) => format!("{what} that can be read ({error})"),
+            FileError::NotText => format!("{what} in UTF-8 text"),
+        }
+    }
+
+    /// The message for a command's error: "cannot read" and the reason, or
+    /// "expected" and what was wanted.
+    pub fn message(&self, what: &str) -> String {
+        match self {
+            FileError::Unreadable(error) => format!("cannot read {what}: {error}"),
+            _ => format!("expected {}", self.expected(what)),
+        }
+    }
+}
+
+/// Reads the regular file at `path`, of at most `limit` bytes, whole.
 ///
 /// # Errors
 /// What the path is instead (a folder, device or pipe), why it cannot be
 /// read, or how large it is, in bytes of the file itself.
-pub fn read_bounded(path: &Path, limit: u64, what: &str) -> Result<Vec<u8>, String> {
-    let regular = |metadata: &std::fs::Metadata| -> Result<(), String> {
+pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, FileError> {
+    let regular = |metadata: &std::fs::Metadata| -> Result<(), FileError> {
         if !metadata.is_file() {
-            return Err(format!(
-                "expected {what} in a regular file (this is a folder, device or pipe)"
-            ));
+            return Err(FileError::NotRegular);
         }
         if metadata.len() > limit {
-            return Err(format!(
-                "expected {what} of at most {limit} bytes, not {}",
-                metadata.len()
-            ));
+            return Err(FileError::TooLarge {
+                limit,
+                size: Some(metadata.len()),
+            });
         }
         Ok(())
     };
-    let unreadable = |error: std::io::Error| format!("cannot read {what}: {error}");
-    regular(&std::fs::metadata(path).map_err(unreadable)?)?;
-    let file = std::fs::File::open(path).map_err(unreadable)?;
-    regular(&file.metadata().map_err(unreadable)?)?;
+    regular(&std::fs::metadata(path).map_err(FileError::Unreadable)?)?;
+    let file = std::fs::File::open(path).map_err(FileError::Unreadable)?;
+    regular(&file.metadata().map_err(FileError::Unreadable)?)?;
     let mut bytes = Vec::new();
     file.take(limit + 1)
         .read_to_end(&mut bytes)
-        .map_err(unreadable)?;
+        .map_err(FileError::Unreadable)?;
     if bytes.len() as u64 > limit {
-        return Err(format!("expected {what} of at most {limit} bytes"));
+        return Err(FileError::TooLarge { limit, size: None });
     }
     Ok(bytes)
 }
@@ -56,9 +101,8 @@ pub fn read_bounded(path: &Path, limit: u64, what: &str) -> Result<Vec<u8>, Stri
 ///
 /// # Errors
 /// As [`read_bounded`], or that the file is not UTF-8 text.
-pub fn read_bounded_text(path: &Path, limit: u64, what: &str) -> Result<String, String> {
-    String::from_utf8(read_bounded(path, limit, what)?)
-        .map_err(|_| format!("expected {what} in UTF-8 text"))
+pub fn read_bounded_text(path: &Path, limit: u64) -> Result<String, FileError> {
+    String::from_utf8(read_bounded(path, limit)?).map_err(|_| FileError::NotText)
 }
 
 #[cfg(test)]
@@ -68,18 +112,19 @@ mod tests {
     #[test]
     fn devices_folders_and_large_files_are_refused_at_once() {
         let folder = std::env::temp_dir();
-        let error = read_bounded(&folder, 10, "a list").unwrap_err();
+        let error = read_bounded(&folder, 10).unwrap_err().message("a list");
         assert!(error.contains("regular file"), "{error}");
-        let error = read_bounded(Path::new("/dev/zero"), 10, "a list").unwrap_err();
+        let error = read_bounded(Path::new("/dev/zero"), 10)
+            .unwrap_err()
+            .message("a list");
         assert!(error.contains("regular file"), "{error}");
         let path = folder.join(format!("supernova-files-{}", std::process::id()));
         std::fs::write(&path, [0xFF; 20]).unwrap();
-        let error = read_bounded(&path, 10, "a list").unwrap_err();
-        assert!(error.contains("at most 10 bytes, not 20"), "{error}");
-        assert_eq!(read_bounded(&path, 20, "a list").unwrap().len(), 20);
-        assert!(read_bounded_text(&path, 20, "a list")
-            .unwrap_err()
-            .contains("UTF-8"));
+        let error = read_bounded(&path, 10).unwrap_err().message("a list");
+        assert_eq!(error, "expected a list of at most 10 bytes, not 20");
+        assert_eq!(read_bounded(&path, 20).unwrap().len(), 20);
+        let error = read_bounded_text(&path, 20).unwrap_err().message("a list");
+        assert_eq!(error, "expected a list in UTF-8 text");
         std::fs::remove_file(&path).unwrap();
     }
 }

@@ -443,8 +443,8 @@ impl GameRecord {
     /// The file cannot be read or parsed; the message starts with its path.
     pub fn read_file(path: &std::path::Path) -> Result<GameRecord, String> {
         let limit = crate::notation::sdg::MAX_RECORD_BYTES as u64;
-        let bytes = crate::files::read_bounded(path, limit, "a game record")
-            .map_err(|error| format!("{}: {error}", path.display()))?;
+        let bytes = crate::files::read_bounded(path, limit)
+            .map_err(|error| format!("{}: {}", path.display(), error.message("a game record")))?;
         // Bytes, not text: the bounds count the file's own bytes.
         let (header, turns) = crate::notation::sdg::parse_record_bytes(&bytes)
             .map_err(|error| format!("{}: {error}", path.display()))?;

@@ -985,15 +985,21 @@ fn eval_file_refuses_devices_pipes_and_huge_files_at_once() {
     let huge = folder.join("huge.net");
     std::fs::write(&huge, vec![b'0'; 5 << 20]).unwrap();
     let mut cases = vec![
-        ("/dev/zero".to_string(), "a regular network file"),
+        ("/dev/zero".to_string(), "a network file in a regular file"),
         (
             huge.display().to_string(),
             "at most 4194304 bytes, not 5242880",
         ),
-        (folder.display().to_string(), "a regular network file"),
+        (
+            folder.display().to_string(),
+            "a network file in a regular file",
+        ),
     ];
     if made.is_ok_and(|status| status.success()) {
-        cases.push((pipe.display().to_string(), "a regular network file"));
+        cases.push((
+            pipe.display().to_string(),
+            "a network file in a regular file",
+        ));
     }
     let mut engine = Engine::start();
     for (path, reason) in &cases {

@@ -236,7 +236,7 @@ pub fn option_specs() -> Vec<OptionSpec> {
         OptionSpec::combo(
             "Player",
             defaults.player.name(),
-            ["mcts", "greedy", "random"],
+            ["mcts", "greedy", "random", "shots"],
         ),
         OptionSpec::combo(
             "Rules",
@@ -505,40 +505,13 @@ impl Setting<'_> {
 }
 
 /// Reads a network file for `EvalFile`: a regular file of at most
-/// [`MAX_NETWORK_FILE_BYTES`], as text. Anything else is refused without
-/// being read: a FIFO would block the command loop until a writer came, and
-/// a device such as `/dev/zero` never ends. The type is checked before the
-/// file is opened (opening a FIFO blocks) and again on the open handle.
+/// [`MAX_NETWORK_FILE_BYTES`], as text (see [`crate::files`]). Anything
+/// else is refused without being read: a FIFO would block the command loop
+/// until a writer came, and a device such as `/dev/zero` never ends.
 ///
 /// # Errors
-/// What the file is instead, why it cannot be read, or how large it is.
+/// What was wanted instead: a regular file, a readable one, a smaller one.
 fn read_network_file(path: &std::path::Path) -> Result<String, String> {
-    use std::io::Read;
-    let regular = |metadata: &std::fs::Metadata| -> Result<(), String> {
-        if !metadata.is_file() {
-            return Err("a regular network file (this is a folder, device or pipe)".to_string());
-        }
-        if metadata.len() > MAX_NETWORK_FILE_BYTES {
-            return Err(format!(
-                "a network file of at most {MAX_NETWORK_FILE_BYTES} bytes, not {}",
-                metadata.len()
-            ));
-        }
-        Ok(())
-    };
-    let unreadable = |error: std::io::Error| format!("a readable network file ({error})");
-    regular(&std::fs::metadata(path).map_err(unreadable)?)?;
-    let file = std::fs::File::open(path).map_err(unreadable)?;
-    regular(&file.metadata().map_err(unreadable)?)?;
-    let mut bytes = Vec::new();
-    // One byte past the bound tells a file that grew since the check.
-    file.take(MAX_NETWORK_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(unreadable)?;
-    if bytes.len() as u64 > MAX_NETWORK_FILE_BYTES {
-        return Err(format!(
-            "a network file of at most {MAX_NETWORK_FILE_BYTES} bytes"
-        ));
-    }
-    String::from_utf8(bytes).map_err(|_| "a network file (it is not UTF-8 text)".to_string())
+    crate::files::read_bounded_text(path, MAX_NETWORK_FILE_BYTES)
+        .map_err(|error| error.expected("a network file"))
 }

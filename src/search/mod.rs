@@ -49,7 +49,7 @@
 //!
 //! # Options for the protocol layer
 //! Everything a user may want to set is in [`SearchOptions`]: threads,
-//! `hash_mb`, seed, multi-PV, the player (`mcts`, `greedy`, `random`), the
+//! `hash_mb`, seed, multi-PV, the player (`mcts`, `greedy`, `random`, `shots`), the
 //! rules profile, and every evaluation and search parameter as a
 //! [`Tunables`] table. [`TUNABLES`] lists each parameter with its name,
 //! default, range and purpose, and [`Tunables::set`] sets one by name with a

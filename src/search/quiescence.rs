@@ -34,7 +34,12 @@ use crate::rules::{Action, Colour, Outcome, Piece, PieceSet, Player, Position, R
 /// the value after the side to move's best shot where that shot takes at
 /// least `leaf_shot` net (see the module documentation).
 #[inline]
-pub(crate) fn with_shot(position: &Position, rules: &Rules, tunables: &Tunables, value: f32) -> f32 {
+pub(crate) fn with_shot(
+    position: &Position,
+    rules: &Rules,
+    tunables: &Tunables,
+    value: f32,
+) -> f32 {
     let least = tunables[Tunable::LeafShot];
     if least <= 0.0 || position.turn_state() != TurnState::Start {
         return value;
@@ -90,7 +95,10 @@ fn best_shot(
     }
     if let Some(shot) = sacrifice_shot(facts, attacker, worth) {
         if shot.net >= least {
-            offer(shot.net, sacrifice_actions(position, rules, facts, shot.slot, shot.size)?);
+            offer(
+                shot.net,
+                sacrifice_actions(position, rules, facts, shot.slot, shot.size)?,
+            );
         }
     }
     if let Some((net, actions)) = catastrophe(position, rules, facts, attacker, worth, least) {
@@ -106,7 +114,8 @@ fn basic_capture(facts: &Facts, attacker: Player, worth: [f32; 4]) -> Option<(f3
     let mut best: Option<(f32, Action)> = None;
     for &slot in facts.slots() {
         let system = facts.systems[slot as usize];
-        if system.ships[own].is_empty() || system.access(attacker) & (1 << Colour::Red.index()) == 0 {
+        if system.ships[own].is_empty() || system.access(attacker) & (1 << Colour::Red.index()) == 0
+        {
             continue;
         }
         let counts = reachable(system.ships[own], system.ships[1 - own]);
@@ -115,7 +124,9 @@ fn basic_capture(facts: &Facts, attacker: Player, worth: [f32; 4]) -> Option<(f3
         };
         let value = worth[size as usize];
         if best.is_none_or(|(current, _)| value > current) {
-            let ship = system.ships[1 - own].types().find(|ship| ship.size() == size)?;
+            let ship = system.ships[1 - own]
+                .types()
+                .find(|ship| ship.size() == size)?;
             best = Some((value, Action::Capture { system: slot, ship }));
         }
     }
@@ -135,7 +146,10 @@ fn sacrifice_actions(
     let own = position.side_to_move().index();
     let mut after = *position;
     let red = Piece::new(Colour::Red, size)?;
-    let mut actions = vec![Action::Sacrifice { system: slot, ship: red }];
+    let mut actions = vec![Action::Sacrifice {
+        system: slot,
+        ship: red,
+    }];
     after.try_apply(rules, actions[0]).ok()?;
     let mut captures = size;
     for target in (1..=3u8).rev() {
@@ -145,7 +159,9 @@ fn sacrifice_actions(
                 if reachable(system.ships[own], system.ships[1 - own])[target as usize - 1] == 0 {
                     break;
                 }
-                let Some(ship) = system.ships[1 - own].types().find(|ship| ship.size() == target)
+                let Some(ship) = system.ships[1 - own]
+                    .types()
+                    .find(|ship| ship.size() == target)
                 else {
                     break;
                 };
@@ -176,7 +192,9 @@ fn catastrophe(
     let own = attacker.index();
     let value = |ships: PieceSet| -> f32 {
         let counts = size_counts(ships);
-        (0..3).map(|size| counts[size] as f32 * worth[size + 1]).sum()
+        (0..3)
+            .map(|size| counts[size] as f32 * worth[size + 1])
+            .sum()
     };
     let mut best: Option<(f32, Vec<Action>)> = None;
     for &slot in facts.slots() {
@@ -197,7 +215,10 @@ fn catastrophe(
                     value(ships.of_colour(colour))
                 }
             };
-            let catastrophe = Action::Catastrophe { system: slot, colour };
+            let catastrophe = Action::Catastrophe {
+                system: slot,
+                colour,
+            };
             let gross = lost(system.ships[1 - own]) - lost(system.ships[own]);
             let (net, actions) = if count >= 4 {
                 (gross, vec![catastrophe])
@@ -269,10 +290,7 @@ mod tests {
         let mut tunables = Tunables::default();
         tunables.set("leaf_shot", 0.0).unwrap();
         let plain = eval::value(&invaded, &tunables, false);
-        assert_eq!(
-            with_shot(&invaded, &rules, &tunables, plain),
-            plain
-        );
+        assert_eq!(with_shot(&invaded, &rules, &tunables, plain), plain);
         tunables.set("leaf_shot", 2.0).unwrap();
         let shot = with_shot(&invaded, &rules, &tunables, plain);
         assert!(shot > plain + 0.2, "{plain} -> {shot}");

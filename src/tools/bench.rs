@@ -64,10 +64,8 @@ pub fn parse_positions(text: &str) -> Result<Vec<BenchPosition>, ParseError> {
 /// file (or `bench positions` for the built-in list).
 pub fn read_positions(file: Option<&Path>) -> Result<Vec<BenchPosition>, String> {
     let text = match file {
-        Some(path) => {
-            crate::files::read_bounded_text(path, crate::files::MAX_LIST_BYTES, "positions")
-                .map_err(|error| format!("{}: {error}", path.display()))?
-        }
+        Some(path) => crate::files::read_bounded_text(path, crate::files::MAX_LIST_BYTES)
+            .map_err(|error| format!("{}: {}", path.display(), error.message("positions")))?,
         None => BENCH_POSITIONS.to_string(),
     };
     parse_positions(&text).map_err(|error| {

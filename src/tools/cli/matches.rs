@@ -151,10 +151,8 @@ impl MatchArguments {
             );
         }
         let openings_text = match &self.openings {
-            Some(path) => {
-                crate::files::read_bounded_text(path, crate::files::MAX_LIST_BYTES, "openings")
-                    .map_err(|error| format!("{}: {error}", path.display()))?
-            }
+            Some(path) => crate::files::read_bounded_text(path, crate::files::MAX_LIST_BYTES)
+                .map_err(|error| format!("{}: {}", path.display(), error.message("openings")))?,
             None => match_runner::DEFAULT_OPENINGS.to_string(),
         };
         let openings = match_runner::parse_openings(&openings_text, &self.rules)?;

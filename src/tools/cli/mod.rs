@@ -230,8 +230,9 @@ impl EvalArguments {
         let network = match &self.eval_file {
             Some(path) => {
                 let limit = crate::engine::options::MAX_NETWORK_FILE_BYTES;
-                let text = crate::files::read_bounded_text(path, limit, "a network file")
-                    .map_err(|error| format!("{}: {error}", path.display()))?;
+                let text = crate::files::read_bounded_text(path, limit).map_err(|error| {
+                    format!("{}: {}", path.display(), error.message("a network file"))
+                })?;
                 Arc::new(
                     ValueNetwork::parse(&text)
                         .map_err(|error| format!("{}: {error}", path.display()))?,

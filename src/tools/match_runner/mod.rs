@@ -331,7 +331,7 @@ fn write_summary(
     if forfeits > 0 {
         let _ = writeln!(
             writer,
-            "Forfeits: {forfeits} games ended by a crash, hang or illegal turn (see above)"
+            "Forfeits: {forfeits} games ended by a crash, hang, protocol fault or illegal turn (see above)"
         );
     }
     let adjudicated = result
