@@ -16,8 +16,10 @@
 //! two-turn ones; `run.rs` the worker threads; `mcts/` and `tree/` the tree
 //! itself; `extract.rs` and `info.rs` read turns and reports out of it;
 //! `time.rs` decides when to stop; `eval.rs`, `priors.rs`, `facts.rs` and
-//! `solver/` judge positions; `players.rs` holds the greedy and random
-//! players; `bench.rs` the bench signature.
+//! `solver/` judge positions, and `quiescence.rs` plays out a leaf's red
+//! sacrifice shot; `players.rs` holds the greedy and random players and
+//! `shots.rs` the shot-playing test opponent; `bench.rs` the bench
+//! signature.
 //!
 //! # Guarantees (exact, not sampled)
 //! For the default `mcts` player and for `greedy`:

@@ -72,7 +72,7 @@ tunables! {
     CaptureThreat = ("capture_threat", 0.4, 0.0, 10.0, "opponent could capture next turn, per size of the best target"),
     ThreatInOne = ("threat_in_one", 4.0, 0.0, 30.0, "the side not to move could eliminate after a pass"),
     FreeCatastrophe = ("free_catastrophe", 0.8, 0.0, 5.0, "side to move can fire a catastrophe now, per unit of net material destroyed"),
-    LeafShot = ("leaf_shot", 2.0, 0.0, 30.0, "a leaf whose side to move can take at least this much material net with one shot (a capture, a red sacrifice's captures, a catastrophe completed with one action) is valued as after it, if that is better; 0 is off"),
+    SacrificeShot = ("sacrifice_shot", 2.0, 0.0, 30.0, "a leaf whose side to move can take at least this much material net with one red sacrifice is valued as after it, if that is better; 0 is off"),
     ExposureNow = ("exposure_now", 0.0, 0.0, 5.0, "per unit of material the side to move could destroy by overpopulating the enemy home (short of eliminating it) with ships in reach; off, because matches measured no gain from it"),
     ExposureLater = ("exposure_later", 0.0, 0.0, 5.0, "per unit of material the side not to move could destroy likewise at the mover's home"),
     Pressure = ("pressure", 0.15, 0.0, 5.0, "per size of own ships one jump from the enemy home"),

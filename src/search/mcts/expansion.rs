@@ -94,7 +94,7 @@ impl Worker {
                     Ok(Outcome::Draw) => 0.0,
                     Ok(Outcome::Ongoing) => {
                         let value = eval::value(&ended, shared.tunables, false);
-                        -quiescence::with_shot(&ended, rules, shared.tunables, value)
+                        -quiescence::with_sacrifice_shot(&ended, rules, shared.tunables, value)
                     }
                     Err(_) => 0.0,
                 };

@@ -252,7 +252,7 @@ impl Worker {
     fn leaf_value(&mut self, position: &Position, rules: &Rules, tunables: &Tunables) -> f32 {
         let threat = super::leaf_threat(&mut self.solver, position, rules);
         let value = eval::value(position, tunables, threat);
-        quiescence::with_shot(position, rules, tunables, value)
+        quiescence::with_sacrifice_shot(position, rules, tunables, value)
     }
 
     /// Adds this worker's phase times to the search's and starts its own

@@ -273,7 +273,7 @@ pub struct SearchArguments {
     /// Random seed.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Which player: mcts, greedy or random.
+    /// Which player: mcts, greedy, random or shots (the one-turn shot player).
     #[arg(long, default_value = "mcts")]
     pub player: PlayerKind,
     /// Rule profile: standard, sdg or cli (SDG archive records need sdg).
