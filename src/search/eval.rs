@@ -414,7 +414,7 @@ fn free_catastrophes(facts: &Facts, mover: Player, tunables: &Tunables) -> f32 {
 
 /// The size of the largest enemy ship `player` can capture with a basic
 /// action now (0 if none).
-fn best_capture(facts: &Facts, player: Player) -> u8 {
+pub(crate) fn best_capture(facts: &Facts, player: Player) -> u8 {
     let me = player.index();
     let mut best = 0;
     for &slot in facts.slots() {

@@ -101,21 +101,11 @@ fn shot_value(position: &Position, rules: &Rules, tunables: &Tunables, least: f3
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::notation::hwpn;
-
-    fn position(text: &str) -> Position {
-        hwpn::parse(text).expect("a valid position").position
-    }
+    use crate::search::testing::{before_the_move_in, walked_into_a_red_sacrifice};
 
     #[test]
     fn a_leaf_after_two_large_ships_walk_into_a_red_sacrifice_is_valued_after_it() {
-        // Player 0 has just moved R3 and B3 into Home1; player 1's R2 at
-        // Shrdlu, sacrificed, captures both with the R3 at home.
-        let invaded = position(
-            "Home0=y2b1:r2g1g3:/Home1=g3b1:r3b3:r3y1/Shrdlu=b3::r2y3/Kotok=g1::r1y3/\
-             Minsky=g1::y1/Licklider=g2::y1/Fritz=g2:r1b1b2:/Lebling=g2:r3:/Delos=g3:r2y3:/\
-             Frotz=y2:r1: 1",
-        );
+        let invaded = walked_into_a_red_sacrifice();
         let rules = Rules::CLI;
         let mut tunables = Tunables::default();
         tunables.set("sacrifice_shot", 0.0).unwrap();
@@ -128,10 +118,7 @@ mod tests {
         let shot = with_sacrifice_shot(&invaded, &rules, &tunables, plain);
         assert!(shot > plain + 0.2, "{plain} -> {shot}");
         // Nothing changes where no sacrifice gains.
-        let quiet = position(
-            "Home0=y2b1:r2g1g3:/Home1=g3b1::r3y1/Shrdlu=b3::r2y3/Kotok=g1::r1y3/Minsky=g1::y1/\
-             Licklider=g2::y1/Fritz=g2:r1r3y2b1b2b3:/Lebling=g2:r3:/Delos=g3:r2y3:/Frotz=y2:r1: 1",
-        );
+        let quiet = before_the_move_in();
         let value = eval::value(&quiet, &tunables, false);
         assert_eq!(with_sacrifice_shot(&quiet, &rules, &tunables, value), value);
     }

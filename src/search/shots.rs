@@ -23,6 +23,7 @@
 //! are those of the homeworlds-cli evaluation's material (20 : 50 : 110 for
 //! small, medium and large), scaled so that a small ship is 1.
 
+use super::eval;
 use super::facts::{sacrifice_shot, size_counts, Facts};
 use super::players::Choice;
 use super::report::Decision;
@@ -149,27 +150,10 @@ pub(crate) fn best_shot(facts: &Facts, attacker: Player) -> f32 {
         .max(catastrophe(facts, attacker))
 }
 
-/// The best enemy ship `attacker` can capture with a basic action: where it
-/// has red and a ship at least as large.
+/// The best enemy ship `attacker` can capture with a basic action (red
+/// there, a ship at least as large), by its worth.
 fn basic_capture(facts: &Facts, attacker: Player) -> f32 {
-    let enemy = attacker.opponent().index();
-    let mut best = 0.0f32;
-    for &slot in facts.slots() {
-        let system = facts.systems[slot as usize];
-        let own = system.ships[attacker.index()];
-        if own.is_empty() || system.access(attacker) & (1 << Colour::Red.index()) == 0 {
-            continue;
-        }
-        let reach = own.largest_size();
-        let targets = system.ships[enemy];
-        for size in (1..=reach).rev() {
-            if size_counts(targets)[size as usize - 1] > 0 {
-                best = best.max(SHIP_VALUE[size as usize]);
-                break;
-            }
-        }
-    }
-    best
+    SHIP_VALUE[eval::best_capture(facts, attacker) as usize]
 }
 
 /// What `attacker`'s best red sacrifice captures, net.
@@ -265,41 +249,22 @@ fn completion_cost(facts: &Facts, slot: Slot, colour: Colour, attacker: Player) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::notation::hwpn;
-
-    fn position(text: &str) -> Position {
-        hwpn::parse(text).expect("a valid position").position
-    }
+    use crate::search::testing::{before_the_move_in, walked_into_a_red_sacrifice};
 
     #[test]
     fn two_large_ships_in_reach_of_a_red_sacrifice_are_counted_as_lost() {
-        // After player 0's invasion of Home1 with R3 and B3, player 1's R2
-        // at Shrdlu, sacrificed, captures both with the R3 at home.
-        let invaded = position(
-            "Home0=y2b1:r2g1g3:/Home1=g3b1:r3b3:r3y1/Shrdlu=b3::r2y3/Kotok=g1::r1y3/\
-             Minsky=g1::y1/Licklider=g2::y1/Fritz=g2:r1b1b2:/Lebling=g2:r3:/Delos=g3:r2y3:/\
-             Frotz=y2:r1: 1",
-        );
+        let invaded = walked_into_a_red_sacrifice();
         let facts = Facts::new(&invaded);
         let taken = sacrifice_captures(&facts, Player::from_index(1).unwrap());
         assert_eq!(taken, 2.0 * SHIP_VALUE[3] - SHIP_VALUE[2]);
-        let quiet = position(
-            "Home0=y2b1:r2g1g3:/Home1=g3b1::r3y1/Shrdlu=b3::r2y3/Kotok=g1::r1y3/Minsky=g1::y1/\
-             Licklider=g2::y1/Fritz=g2:r1r3y2b1b2b3:/Lebling=g2:r3:/Delos=g3:r2y3:/Frotz=y2:r1: 1",
-        );
         let mover = Player::from_index(0).unwrap();
-        assert!(shot_score(&quiet, mover) > shot_score(&invaded, mover) + 5.0);
+        assert!(shot_score(&before_the_move_in(), mover) > shot_score(&invaded, mover) + 5.0);
     }
 
     #[test]
     fn the_shot_player_takes_the_two_large_ships() {
-        let invaded = position(
-            "Home0=y2b1:r2g1g3:/Home1=g3b1:r3b3:r3y1/Shrdlu=b3::r2y3/Kotok=g1::r1y3/\
-             Minsky=g1::y1/Licklider=g2::y1/Fritz=g2:r1b1b2:/Lebling=g2:r3:/Delos=g3:r2y3:/\
-             Frotz=y2:r1: 1",
-        );
-        let rules = Rules::CLI;
-        let choice = shots(&invaded, &rules, &mut Solver::default());
+        let invaded = walked_into_a_red_sacrifice();
+        let choice = shots(&invaded, &Rules::CLI, &mut Solver::default());
         let captures = choice
             .actions
             .iter()
