@@ -15,7 +15,7 @@ use super::tree::{
     Tree, END_TURN, EXPANDED, PROVEN_DRAW, PROVEN_LOSS, PROVEN_WIN, UNPROVEN, WIDENING,
 };
 use super::tunables::{Tunable, Tunables};
-use crate::rules::{Action, Outcome, Player, Position, Rules, TurnEnumerator};
+use crate::rules::{Action, Outcome, Player, Position, Rules, TurnEnumerator, TurnState};
 
 /// A complete turn read from the tree.
 #[derive(Clone, Debug)]
@@ -164,33 +164,85 @@ pub(crate) fn best_turn(
     }
 }
 
-/// Completes a partial turn outside the tree: end it now if that is legal
-/// and does not eliminate only the mover, else the best completion by the
-/// static evaluation. Returns the added actions and the result.
+/// Completes a partial turn outside the tree: once the turn's action is
+/// done, end it now if that is legal and does not eliminate only the
+/// mover, else the best completion by the static evaluation. Inside a
+/// sacrifice, the remaining actions are chosen first
+/// ([`use_sacrifice`]). Returns the added actions and the result.
 pub(crate) fn complete_turn(
     position: &Position,
     rules: &Rules,
     tunables: &Tunables,
 ) -> Option<(Vec<Action>, Position)> {
+    let mut position = *position;
+    let mut actions = use_sacrifice(&mut position, rules, tunables);
     let mover = position.side_to_move();
-    let mut ended = *position;
+    let mut ended = position;
     if let Ok(outcome) = ended.end_turn(rules) {
         if outcome != Outcome::Win(mover.opponent()) {
-            return Some((Vec::new(), ended));
+            return Some((actions, ended));
         }
     }
     let mut best: Option<(f32, Vec<Action>, Position)> = None;
-    TurnEnumerator::default().for_each_turn(position, rules, |actions, result, outcome| {
+    TurnEnumerator::default().for_each_turn(&position, rules, |rest, result, outcome| {
         let score = turn_score(result, outcome, mover, tunables);
         let better = match &best {
             None => true,
             Some((current, _, _)) => score > *current,
         };
         if better {
-            best = Some((score, actions.to_vec(), *result));
+            best = Some((score, rest.to_vec(), *result));
         }
     });
-    best.map(|(_, actions, result)| (actions, result))
+    let (_, rest, result) = best?;
+    actions.extend(rest);
+    Some((actions, result))
+}
+
+/// Inside a sacrifice, plays its remaining actions one at a time, each the
+/// action (or the end of the turn) whose result, with the turn ended there,
+/// the static evaluation likes best; returns the actions played.
+///
+/// Ending at once would throw the sacrificed ship away for nothing, and
+/// the tree reaches such a node thin mostly at short time controls: ending
+/// there cost whole ships, and drew won games by repetition where the
+/// position before the sacrifice had come round before. Listing every
+/// completion instead is exact but can take tens of milliseconds (a large
+/// sacrifice in a crowded position has hundreds of thousands), and the
+/// answer must come at once; one action at a time costs a few hundred
+/// evaluations.
+fn use_sacrifice(position: &mut Position, rules: &Rules, tunables: &Tunables) -> Vec<Action> {
+    let mover = position.side_to_move();
+    let ended_score = |after: &Position| {
+        let mut ended = *after;
+        let outcome = ended.end_turn(rules).ok()?;
+        (outcome != Outcome::Win(mover.opponent()))
+            .then(|| turn_score(&ended, outcome, mover, tunables))
+    };
+    let mut played = Vec::new();
+    while matches!(position.turn_state(), TurnState::Sacrifice { .. }) {
+        let mut best: Option<(f32, Option<Action>)> =
+            ended_score(position).map(|score| (score, None));
+        position.for_each_action(rules, |action| {
+            let mut after = *position;
+            if after.try_apply(rules, action).is_err() {
+                return;
+            }
+            if let Some(score) = ended_score(&after) {
+                if best.is_none_or(|(current, _)| score > current) {
+                    best = Some((score, Some(action)));
+                }
+            }
+        });
+        let Some((_, Some(action))) = best else {
+            break;
+        };
+        if position.try_apply(rules, action).is_err() {
+            break;
+        }
+        played.push(action);
+    }
+    played
 }
 
 /// A whole turn's score for the mover: wins first, losses last, otherwise
@@ -331,4 +383,54 @@ pub(crate) fn continuation(
         node_id = edge.child.load(Ordering::Acquire);
     }
     turns
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Piece;
+    use crate::search::testing::position;
+
+    /// A won middle game from an engine game where player 0's yellow fleet
+    /// can reach player 1's home: after sacrificing a Y3, three yellow
+    /// actions remain.
+    fn after_a_yellow_sacrifice(rules: &Rules) -> Position {
+        let mut start = position(
+            &[
+                ("y1b2", "r1r2g2g3", ""),
+                ("r2b3", "", "r1r1g1g1g1"),
+                ("g2", "y1y3", ""),
+                ("g3", "y2y2y3", ""),
+                ("y1", "y2y3", ""),
+            ],
+            0,
+        );
+        let large_yellow = Piece::parse("y3").unwrap();
+        let mut sacrifice = None;
+        start.for_each_action(rules, |action| {
+            if matches!(action, Action::Sacrifice { ship, .. } if ship == large_yellow) {
+                sacrifice.get_or_insert(action);
+            }
+        });
+        start.try_apply(rules, sacrifice.unwrap()).unwrap();
+        start
+    }
+
+    #[test]
+    fn a_sacrifice_is_completed_not_thrown_away() {
+        let rules = Rules::default();
+        let inside = after_a_yellow_sacrifice(&rules);
+        assert!(matches!(
+            inside.turn_state(),
+            TurnState::Sacrifice { remaining: 3, .. }
+        ));
+        let (rest, result) = complete_turn(&inside, &rules, &Tunables::default()).unwrap();
+        assert!(!rest.is_empty(), "the sacrifice's actions were forfeited");
+        let mut ended = inside;
+        ended.end_turn(&rules).unwrap();
+        let mover = inside.side_to_move();
+        let score =
+            |after: &Position| turn_score(after, Outcome::Ongoing, mover, &Tunables::default());
+        assert!(score(&result) > score(&ended));
+    }
 }
