@@ -62,7 +62,7 @@ pub mod state;
 use std::sync::Arc;
 use std::time::Duration;
 
-use api::{ChoicesRequest, Command, OkReply, StateReply};
+use api::{CheckRequest, ChoicesRequest, Command, OkReply, StateReply};
 use engine::EngineCommand;
 use http::{parse_query, Answer, Hosts};
 use server::{Limits, Method, Request, Server};
@@ -209,6 +209,10 @@ fn route(shared: &Arc<Shared>, method: Method, path: &str, query: &str, body: &s
         }
         (Method::Post, "/api/choices") => match api::read::<ChoicesRequest>(body) {
             Ok(request) => commands::choices(shared, &request.actions),
+            Err(message) => Answer::error(400, &message),
+        },
+        (Method::Post, "/api/check") => match api::read::<CheckRequest>(body) {
+            Ok(request) => commands::check(shared, &request.turn),
             Err(message) => Answer::error(400, &message),
         },
         // A command is read in full before the state is touched, so that a
