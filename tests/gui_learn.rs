@@ -282,3 +282,70 @@ fn brain_transference(browser: &Browser, port: u16) {
         "{record}"
     );
 }
+
+/// Posts a command to the GUI; its status and its answer's text.
+fn post(port: u16, path: &str, body: &str) -> (u16, String) {
+    http(port, "POST", path, body).unwrap()
+}
+
+#[test]
+fn bad_levels_and_handicaps_are_refused_and_change_nothing() {
+    let (_gui, _, port) = start_gui(&[]);
+    let before = state_when(port, "the first state", |_| true);
+    let refused = [
+        (
+            "/api/new",
+            r#"{"level": "grandmaster"}"#,
+            "unknown level 'grandmaster'",
+        ),
+        (
+            "/api/new",
+            r#"{"mode": "play", "handicaps": {"timewarp": 4}}"#,
+            "expected 1 to 3 bonus turns",
+        ),
+        (
+            "/api/new",
+            r#"{"mode": "play", "handicaps": {"redAlert": 3}}"#,
+            "expected Red Alert 0",
+        ),
+        (
+            "/api/new",
+            r#"{"mode": "play", "handicaps": {"tokens": 6}}"#,
+            "expected 0 to 5 Tactical Computer tokens",
+        ),
+        (
+            "/api/new",
+            r#"{"mode": "play", "handicaps": {"bonus": 1}}"#,
+            "unknown field `bonus`",
+        ),
+        ("/api/hint", "", "no Tactical Computer tokens left"),
+        (
+            "/api/swap",
+            "",
+            "Brain Transference is not one of this game's handicaps",
+        ),
+    ];
+    // A game whose hints are rationed to none.
+    let (status, body) = post(
+        port,
+        "/api/new",
+        r#"{"mode": "play", "level": "ensign", "handicaps": {"tokens": 0}}"#,
+    );
+    assert_eq!(status, 200, "{body}");
+    let game = state_when(port, "the new game", |state| state["level"] == "ensign");
+    assert_eq!(game["tokens"], 0, "{game}");
+    assert_eq!(game["handicaps"], "Tactical Computer 0", "{game}");
+    for (path, body, expected) in refused {
+        let (status, answer) = post(port, path, body);
+        assert_eq!(status, 400, "{path} {body}: {answer}");
+        assert!(answer.contains(expected), "{path} {body}: {answer}");
+        let after = state_when(port, "the same game", |_| true);
+        for field in ["level", "handicaps", "tokens", "length", "human"] {
+            assert_eq!(after[field], game[field], "{path} {body}: {field}");
+        }
+    }
+    // Red Alert's question is only for the person's turn, in their game.
+    let (status, answer) = post(port, "/api/check", r#"{"turn": "pass", "extra": 1}"#);
+    assert_eq!(status, 400, "{answer}");
+    assert_ne!(before["version"], game["version"]);
+}
