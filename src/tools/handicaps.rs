@@ -19,6 +19,8 @@
 //! a saved game says what it was played with and replays under the same
 //! turn order.
 
+use std::time::{Duration, Instant};
+
 use crate::notation::turn::{format_turn, Style};
 use crate::notation::Board;
 use crate::record::{BRAIN_TRANSFERENCE_VARIANT, RED_ALERT_VARIANT, TACTICAL_COMPUTER_VARIANT};
@@ -28,10 +30,12 @@ use crate::search::{Solver, ThreatBudget, ThreatChecker};
 /// The most Tactical Computer tokens a game may have.
 pub const MAX_TOKENS: u8 = 5;
 
-/// The work the stronger Red Alert may spend on one two-turn check: enough
-/// for the ordinary middlegame position in a fraction of a second; a check
-/// that runs out says nothing rather than guess.
+/// The work the stronger Red Alert may spend on one two-turn check, and
+/// the time: the page waits for it, so a check that runs out of either says
+/// nothing rather than guess.
 const TWO_TURN_WORK: u64 = 2_000_000;
+/// See [`TWO_TURN_WORK`].
+const TWO_TURN_TIME: Duration = Duration::from_millis(500);
 
 /// How far ahead Red Alert looks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -166,12 +170,22 @@ impl Handicaps {
 /// force within two turns. `None` when there is no danger (or the setting
 /// is off).
 pub fn red_alert_now(board: &Board, rules: &Rules, setting: RedAlert) -> Option<String> {
+    red_alert_now_within(board, rules, setting, page_budget())
+}
+
+/// [`red_alert_now`] with the two-turn check's budget given.
+fn red_alert_now_within(
+    board: &Board,
+    rules: &Rules,
+    setting: RedAlert,
+    budget: ThreatBudget,
+) -> Option<String> {
     if setting == RedAlert::Off || board.position.in_setup() {
         return None;
     }
     let mut passed = board.clone();
     passed.position.end_turn(rules).ok()?;
-    threat_text(&passed, rules, setting).map(|threat| {
+    threat_text(&passed, rules, setting, budget).map(|threat| {
         format!("Red Alert: you are in danger. If you do nothing, the opponent {threat}")
     })
 }
@@ -199,14 +213,28 @@ pub fn red_alert_after(
         Outcome::Ongoing => {}
         _ => return None,
     }
-    threat_text(&after, rules, setting).map(|threat| {
+    threat_text(&after, rules, setting, page_budget()).map(|threat| {
         format!("Red Alert: after this turn the opponent {threat}. End the turn anyway?")
     })
 }
 
+/// The two-turn check's budget while a person waits for it.
+fn page_budget() -> ThreatBudget {
+    ThreatBudget {
+        deadline: Some(Instant::now() + TWO_TURN_TIME),
+        ..ThreatBudget::work(TWO_TURN_WORK)
+    }
+}
+
 /// What the side to move in `board` threatens: `wins at once with ...` or
-/// `can force a win within two turns, starting with ...`.
-fn threat_text(board: &Board, rules: &Rules, setting: RedAlert) -> Option<String> {
+/// `can force a win within two turns, starting with ...` (at
+/// [`RedAlert::TwoTurns`], within `budget`).
+fn threat_text(
+    board: &Board,
+    rules: &Rules,
+    setting: RedAlert,
+    budget: ThreatBudget,
+) -> Option<String> {
     let mut solver = Solver::default();
     if let Some(win) = solver.find_win(&board.position, rules) {
         return Some(format!(
@@ -218,7 +246,7 @@ fn threat_text(board: &Board, rules: &Rules, setting: RedAlert) -> Option<String
         return None;
     }
     let mut checker = ThreatChecker::default();
-    let plan = checker.winning_plan(&board.position, rules, ThreatBudget::work(TWO_TURN_WORK))?;
+    let plan = checker.winning_plan(&board.position, rules, budget)?;
     Some(format!(
         "can force a win within two turns, starting with {}",
         format_turn(board, rules, &plan, Style::Sdg)
@@ -262,6 +290,27 @@ mod tests {
         // From the start of a quiet game there is nothing to say.
         let quiet = hwpn::parse("r1b3:g3:/y2b1::g3 0").unwrap();
         assert_eq!(red_alert_now(&quiet, &rules, RedAlert::TwoTurns), None);
+    }
+
+    #[test]
+    fn the_stronger_red_alert_sees_two_turn_threats() {
+        // From the two-turn suite (positions/tactics/two_turn.txt, SDG game
+        // 1100): a pass lets the opponent force a win within two turns,
+        // but not at once.
+        let board = hwpn::parse("tendrecube=g3b1:r1:/andylooney=g2b1:r2y1:r2y2g3/Atomium=b2:g1g1:/Oasis=g2::r1y1y3/Garden=g3::y1y2/Plugh=y2::g1g2 0").unwrap();
+        let rules = Rules::STANDARD;
+        let exhaustive = ThreatBudget::work(u64::MAX);
+        assert_eq!(
+            red_alert_now_within(&board, &rules, RedAlert::OneTurn, exhaustive),
+            None
+        );
+        let alert = red_alert_now_within(&board, &rules, RedAlert::TwoTurns, exhaustive);
+        assert!(
+            alert.as_deref().is_some_and(
+                |text| text.contains("can force a win within two turns, starting with")
+            ),
+            "{alert:?}"
+        );
     }
 
     #[test]

@@ -48,6 +48,17 @@
 //! leaves the game as it was; an engine that crashes or plays an illegal
 //! turn pauses the game with a message, and the person resumes it.
 //!
+//! # Learning
+//!
+//! The Play page plays at a named level (`crate::tools::levels`), sent to
+//! the engine as `UCI_LimitStrength` and `UCI_Elo` before the searches that
+//! play the person's opponent only, and offers the rulebook's handicaps
+//! (`crate::tools::handicaps`) for a new game: the timewarp is a rule the
+//! game's history keeps, Red Alert's warnings come from the exact checkers
+//! on the server (`/api/check` asks before a turn is sent), a hint is a
+//! search of the person's position (`/api/hint`), and `/api/swap` changes
+//! sides once.
+//!
 //! The GUI writes nothing to standard output: [`Gui::bind`] gives the
 //! address it listens on to the caller, which tells the person.
 
