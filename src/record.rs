@@ -28,7 +28,7 @@ use crate::notation::{Board, ParseError};
 use crate::rules::multi::{MultiAction, MultiOutcome, Seat};
 use crate::rules::{
     parse_repetition, Action, EndReason, GameResult, GameStatus, History, Outcome, PlayError,
-    Player, Position, Rules,
+    Player, Position, Rules, Timewarp,
 };
 
 pub use crate::notation::sdg::write_record;
@@ -38,6 +38,33 @@ pub mod multi;
 /// Variants that change nothing on the board: rating, clocks and undo are
 /// platform features, so these games replay under the normal rules.
 const HARMLESS_VARIANTS: [&str; 3] = ["Unrated", "Hard time", "No undo"];
+
+/// The record variant of the Red Alert handicap (`Red Alert`, or `Red
+/// Alert 2` when it also warns of two-turn threats).
+pub const RED_ALERT_VARIANT: &str = "Red Alert";
+/// The record variant of the Brain Transference handicap.
+pub const BRAIN_TRANSFERENCE_VARIANT: &str = "Brain Transference";
+/// The record variant of the Tactical Computer handicap (`Tactical
+/// Computer 3`: three tokens).
+pub const TACTICAL_COMPUTER_VARIANT: &str = "Tactical Computer";
+
+/// Whether a variant names one of the rulebook's handicaps that change
+/// nothing on the board (`crate::tools::handicaps`): the game replays
+/// under the normal rules. The timewarp, which changes the turn order, is
+/// read by [`GameRecord::timewarp`].
+pub fn is_handicap_variant(variant: &str) -> bool {
+    [
+        RED_ALERT_VARIANT,
+        BRAIN_TRANSFERENCE_VARIANT,
+        TACTICAL_COMPUTER_VARIANT,
+    ]
+    .iter()
+    .any(|name| {
+        variant
+            .strip_prefix(name)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
+    })
+}
 
 /// The variant that names a record's repetition rule: `Repetition auto@3`.
 pub const REPETITION_VARIANT: &str = "Repetition ";
@@ -481,6 +508,9 @@ impl GameRecord {
         if let Err(reason) = self.rules(&Rules::STANDARD) {
             return Some(reason);
         }
+        if let Err(reason) = self.timewarp() {
+            return Some(reason);
+        }
         self.header
             .variants
             .iter()
@@ -490,6 +520,8 @@ impl GameRecord {
                     .any(|harmless| harmless.eq_ignore_ascii_case(variant))
                     && !variant.starts_with(REPETITION_VARIANT)
                     && !variant.starts_with(TURN_LIMIT_VARIANT)
+                    && Timewarp::parse_variant(variant).is_none()
+                    && !is_handicap_variant(variant)
             })
             .map(|variant| format!("variant \"{}\" changes the rules", excerpt(variant)))
     }
@@ -516,6 +548,20 @@ impl GameRecord {
             }
         }
         Ok(rules)
+    }
+
+    /// The Second Turn Timewarp the record was played with, from its
+    /// `Timewarp K for player P` variant ([`Timewarp::variant`]): the
+    /// replay then gives player P its K bonus turns after setup.
+    ///
+    /// # Errors
+    /// A timewarp variant that is not understood, named.
+    pub fn timewarp(&self) -> Result<Option<Timewarp>, String> {
+        self.header
+            .variants
+            .iter()
+            .find_map(|variant| Timewarp::parse_variant(variant))
+            .transpose()
     }
 
     /// The result the record states in a `Referee:` comment of its last
@@ -546,9 +592,13 @@ impl GameRecord {
                 board.names.set(player.index() as u8, name);
             }
         }
-        let mut history = match History::new(Position::start()) {
+        let started = match self.timewarp().ok().flatten() {
+            Some(timewarp) => History::with_timewarp(Position::start(), timewarp),
+            None => History::new(Position::start()).map_err(|error| error.to_string()),
+        };
+        let mut history = match started {
             Ok(history) => history,
-            Err(_) => unreachable!("the start position is at the start of a turn"),
+            Err(_) => unreachable!("the start position is at the start of a turn, in setup"),
         };
         let mut turns = Vec::with_capacity(self.turns.len());
         let mut illegal = None;
@@ -610,6 +660,11 @@ impl GameRecord {
                     }
                 });
                 break;
+            }
+            // The history decides who moves next (a timewarp's bonus turn
+            // keeps the mover); the board follows it.
+            if next.position.side_to_move() != history.position().side_to_move() {
+                let _ = next.position.end_turn(&rules);
             }
             if texts
                 .iter()

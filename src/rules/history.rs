@@ -23,6 +23,7 @@ use ahash::AHashMap;
 use super::piece::Player;
 use super::position::{Action, IllegalReason, Outcome, Position, TurnState};
 use super::profile::{Repetition, Rules};
+use super::timewarp::{Timewarp, TimewarpError};
 
 /// Why a game is over.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -213,6 +214,14 @@ pub struct History {
     counts: AHashMap<u64, u32>,
     /// Turns played from a position after setup.
     turns_after_setup: u32,
+    /// Who played each turn, oldest first.
+    movers: Vec<Player>,
+    /// The Second Turn Timewarp handicap, when the game has one: who moves
+    /// after setup is then not strict alternation ([`super::timewarp`]).
+    timewarp: Option<Timewarp>,
+    /// Who was to move when setup ended, by ordinary alternation: the
+    /// player who starts the alternation after a timewarp's bonus turns.
+    ordinary_first: Option<Player>,
 }
 
 impl History {
@@ -233,13 +242,60 @@ impl History {
             earlier: Vec::new(),
             counts,
             turns_after_setup: 0,
+            movers: Vec::new(),
+            timewarp: None,
+            ordinary_first: (!start.in_setup()).then(|| start.side_to_move()),
         })
+    }
+
+    /// A history that starts at `start` (in the setup) under the Second
+    /// Turn Timewarp handicap: the rules core then decides who moves after
+    /// each turn ([`super::timewarp`]).
+    ///
+    /// # Errors
+    /// A mid-turn start, or one after setup ([`TimewarpError::AfterSetup`]).
+    pub fn with_timewarp(start: Position, timewarp: Timewarp) -> Result<History, String> {
+        let mut history = History::new(start).map_err(|error| error.to_string())?;
+        if !start.in_setup() {
+            return Err(TimewarpError::AfterSetup.to_string());
+        }
+        history.timewarp = Some(timewarp);
+        Ok(history)
+    }
+
+    /// The game's timewarp, if it has one.
+    pub fn timewarp(&self) -> Option<Timewarp> {
+        self.timewarp
+    }
+
+    /// Who played each turn, oldest first (under a timewarp a player may
+    /// play several in a row).
+    pub fn movers(&self) -> &[Player] {
+        &self.movers
+    }
+
+    /// The first turn from which the turns alternate strictly up to now:
+    /// 0 in an ordinary game, after a timewarp's bonus turns the turn just
+    /// after the last one where a player moved twice in a row. A
+    /// controller that can only say "the players alternate" (the
+    /// protocol's `position ... moves`) starts from the position before it.
+    pub fn alternating_since(&self) -> usize {
+        let mut since = 0;
+        let mut movers = self.movers.clone();
+        movers.push(self.position.side_to_move());
+        for index in 1..movers.len() {
+            if movers[index] == movers[index - 1] {
+                since = index;
+            }
+        }
+        since
     }
 
     /// Makes room for `additional` more turns.
     pub fn reserve(&mut self, additional: usize) {
         self.turns.reserve(additional);
         self.earlier.reserve(additional);
+        self.movers.reserve(additional);
     }
 
     /// The position the history starts from.
@@ -344,9 +400,26 @@ impl History {
                 })?;
         }
         let outcome = next.end_turn(rules).map_err(PlayError::CannotEnd)?;
+        let mut after_setup = self.turns_after_setup;
         if !self.position.in_setup() {
-            self.turns_after_setup += 1;
+            after_setup += 1;
         }
+        let ordinary_first = self
+            .ordinary_first
+            .or_else(|| (!next.in_setup()).then(|| next.side_to_move()));
+        if let (Some(timewarp), Some(first), Outcome::Ongoing) =
+            (self.timewarp, ordinary_first, outcome)
+        {
+            if next.side_to_move() != timewarp.mover(after_setup, first) {
+                // The same player moves again: the position is handed back
+                // as a pass would hand it, which no check can refuse at the
+                // start of a turn of a game that goes on.
+                next.end_turn(rules).map_err(PlayError::CannotEnd)?;
+            }
+        }
+        self.turns_after_setup = after_setup;
+        self.ordinary_first = ordinary_first;
+        self.movers.push(self.position.side_to_move());
         self.earlier.push(self.position.hash());
         self.turns.push(actions.to_vec());
         *self.counts.entry(next.hash()).or_insert(0) += 1;
@@ -356,11 +429,16 @@ impl History {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::rules::{Colour, Piece, PieceSet, System};
 
-    fn homeworld(star: (Colour, u8), second: (Colour, u8), ship: (Colour, u8)) -> Action {
+    /// A homeworld of two stars and a ship, for the rules core's tests.
+    pub(crate) fn homeworld(
+        star: (Colour, u8),
+        second: (Colour, u8),
+        ship: (Colour, u8),
+    ) -> Action {
         let piece = |(colour, size): (Colour, u8)| Piece::new(colour, size).unwrap();
         Action::Homeworld {
             star: piece(star),

@@ -14,6 +14,7 @@ pub mod multi;
 pub mod piece;
 pub mod position;
 pub mod profile;
+pub mod timewarp;
 pub mod turns;
 
 pub use generate::{ActionList, MAX_ACTIONS};
@@ -27,4 +28,5 @@ pub use position::{
     HOME_SLOTS, SLOT_COUNT,
 };
 pub use profile::{CatastropheTiming, Repetition, Rules, SelfElimination, UnknownRules};
+pub use timewarp::{Timewarp, TimewarpError, MAX_BONUS_TURNS};
 pub use turns::{HashSet64, Turn, TurnEnumerator, TurnOrder};

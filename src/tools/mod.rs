@@ -10,6 +10,8 @@ pub mod analyse;
 pub mod bench;
 pub mod cli;
 pub mod gui;
+pub mod handicaps;
+pub mod levels;
 pub mod match_runner;
 pub mod multi_match;
 pub mod multi_play;

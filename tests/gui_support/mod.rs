@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod browser;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
@@ -102,4 +104,23 @@ pub fn start_gui(arguments: &[&str]) -> (Guard, String, u16) {
         .and_then(|port| port.parse().ok())
         .unwrap_or_else(|| panic!("expected a port in {address:?}"));
     (guard, address, port)
+}
+
+/// The GUI's state once `accept` holds for it; the test fails after
+/// [`browser::WAIT`] with the last state.
+pub fn state_when(port: u16, what: &str, accept: impl Fn(&Value) -> bool) -> Value {
+    let deadline = std::time::Instant::now() + browser::WAIT;
+    loop {
+        let (status, body) = http(port, "GET", "/api/state", "").expect("the state");
+        assert_eq!(status, 200);
+        let state = parse(&body);
+        if accept(&state) {
+            return state;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {what}: {body}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }

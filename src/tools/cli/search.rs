@@ -7,10 +7,12 @@ use std::path::PathBuf;
 use super::{finish_output, option_flag, EvalArguments, Failure, SearchArguments};
 use crate::notation::{parse_position, Board};
 use crate::record::GameRecord;
-use crate::rules::{Player, Rules};
+use crate::rules::{Player, Rules, Timewarp};
 use crate::search::SearchOptions;
 use crate::tools::analyse::{self, Subject};
 use crate::tools::bench::{self, BENCHMARK_A, BENCHMARK_B};
+use crate::tools::handicaps::{Handicaps, RedAlert, MAX_TOKENS};
+use crate::tools::levels::NamedLevel;
 use crate::tools::play::{self, PlaySettings};
 
 /// The seat a `--side` flag names.
@@ -114,6 +116,29 @@ pub struct PlayArguments {
     /// Start from this HWPN position instead of the empty start.
     #[arg(long, allow_hyphen_values = true)]
     pub position: Option<String>,
+    /// The engine's level, weakest first: cadet (Elo 1160), ensign (Elo
+    /// 1260), lieutenant (Elo 1350), commander (Elo 1630), captain (Elo
+    /// 1750), admiral (Elo 2000), full (full strength). Left out, the
+    /// engine plays at full strength.
+    #[arg(long)]
+    pub level: Option<String>,
+    /// Second Turn Timewarp: you get this many bonus turns (1 to 3) in a
+    /// row after both homeworlds are built.
+    #[arg(long)]
+    pub timewarp: Option<u8>,
+    /// Red Alert: 1 warns when the engine could win next turn (and asks
+    /// before you end a turn that allows it), 2 also of wins it could force
+    /// within two turns; 0 is off.
+    #[arg(long, default_value_t = 0)]
+    pub red_alert: u8,
+    /// Brain Transference: once in the game, `swap` changes sides with the
+    /// engine.
+    #[arg(long)]
+    pub brain_transference: bool,
+    /// Tactical Computer: `hint` may be used this many times (0 to 5).
+    /// Left out, hints are not rationed.
+    #[arg(long)]
+    pub hints: Option<u8>,
     /// The search's settings.
     #[command(flatten)]
     pub search: SearchArguments,
@@ -131,11 +156,32 @@ impl PlayArguments {
             Some(text) => read_position(&text, 0)?,
             None => Board::default(),
         };
+        let level = self.level.as_deref().map(NamedLevel::find).transpose()?;
+        let timewarp = self
+            .timewarp
+            .map(|count| Timewarp::new(human, count))
+            .transpose()
+            .map_err(|error| format!("--timewarp: {error}"))?;
+        let tokens = match self.hints {
+            Some(count) if count > MAX_TOKENS => {
+                return Err(format!("--hints {count}: expected 0 to {MAX_TOKENS} tokens").into())
+            }
+            tokens => tokens,
+        };
+        let handicaps = Handicaps {
+            timewarp,
+            red_alert: RedAlert::from_level(self.red_alert)
+                .map_err(|error| format!("--red-alert: {error}"))?,
+            brain_transference: self.brain_transference,
+            tokens,
+        };
         let settings = PlaySettings {
             human,
             start,
             options: settings.options,
             limits: settings.limits,
+            level,
+            handicaps,
         };
         finish_output(play::play(&settings, input, out))
     }

@@ -23,6 +23,7 @@ use super::state::{EngineSlot, Line, Mode, State, TimeControl};
 use crate::notation::error::excerpt;
 use crate::notation::{hwpn, Board};
 use crate::rules::{Colour, Piece, PieceSet, HOME_SLOTS};
+use crate::tools::levels::NAMED_LEVELS;
 
 /// `POST /api/turn`: a turn to play at the shown position, in any notation
 /// the notation layer reads (a protocol token, an SDG line, CLI phrasing).
@@ -53,6 +54,44 @@ pub struct NewGameRequest {
     /// How long the engines think: `{"movetime": MS}`, `{"nodes": N}` or
     /// `{"clock": {"initial": MS, "increment": MS}}`.
     pub time_control: Option<TimeControl>,
+    /// The engine's level in play, by name (`commander`); left out, it
+    /// stays as it was.
+    pub level: Option<String>,
+    /// The rulebook's handicaps for the person; left out, none.
+    pub handicaps: Option<HandicapsRequest>,
+}
+
+/// The handicaps of a new game, as the Play page asks for them.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct HandicapsRequest {
+    /// Second Turn Timewarp: the person's bonus turns (0 for none, 1 to 3).
+    #[serde(default)]
+    pub timewarp: u8,
+    /// Red Alert: 0 off, 1 wins in one turn, 2 also two-turn threats.
+    #[serde(default)]
+    pub red_alert: u8,
+    /// Brain Transference: the person may swap sides once.
+    #[serde(default)]
+    pub brain_transference: bool,
+    /// Tactical Computer tokens (0 to 5); left out, hints are not rationed.
+    pub tokens: Option<u8>,
+}
+
+/// `POST /api/check`: Red Alert's question before the person ends a turn.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CheckRequest {
+    /// The turn, as `/api/turn` takes it.
+    pub turn: String,
+}
+
+/// `POST /api/check`'s answer.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckReply {
+    /// The warning, when the turn would let the opponent win; else `null`.
+    pub alert: Option<String>,
 }
 
 /// `POST /api/goto`: shows the board before a turn of the game.
@@ -138,6 +177,10 @@ pub enum Command {
     Load(RecordRequest),
     /// Lets paused engines run again.
     Resume,
+    /// Spends a Tactical Computer token on the engine's turn for the person.
+    Hint,
+    /// Brain Transference: the person and the engine change sides.
+    Swap,
 }
 
 impl Command {
@@ -158,6 +201,8 @@ impl Command {
             "/api/position" => Command::Position(read(body)?),
             "/api/load" => Command::Load(read(body)?),
             "/api/resume" => read::<NoFields>(body).map(|_| Command::Resume)?,
+            "/api/hint" => read::<NoFields>(body).map(|_| Command::Hint)?,
+            "/api/swap" => read::<NoFields>(body).map(|_| Command::Swap)?,
             _ => return Err(format!("no such command: {}", excerpt(path))),
         };
         Ok(command)
@@ -409,6 +454,35 @@ pub struct StateReply<'a> {
     pub paused: bool,
     /// The players' names, for the move list.
     pub player_names: &'a [String; 2],
+    /// The levels the Play page offers, weakest first.
+    pub levels: Vec<LevelReply>,
+    /// The engine's level in play, by name.
+    pub level: &'static str,
+    /// The game's handicaps in words (empty when none), as its record's
+    /// header names them.
+    pub handicaps: String,
+    /// The game's Red Alert setting: 0 off, 1 one turn, 2 two turns.
+    pub red_alert_level: u8,
+    /// Red Alert's warning at the person's turn now, or `null`.
+    pub red_alert: Option<&'a str>,
+    /// Tactical Computer tokens left, or `null` when not rationed.
+    pub tokens: Option<u8>,
+    /// Whether a hint is being worked out.
+    pub hinting: bool,
+    /// The hint for the shown position, or `null`.
+    pub hint: Option<&'a str>,
+    /// Whether the person may use Brain Transference now.
+    pub can_swap: bool,
+}
+
+/// One level of the Play page's choice.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LevelReply {
+    /// Its name, sent back in `/api/new`.
+    pub name: &'static str,
+    /// Its name and calibrated Elo, shown.
+    pub text: String,
 }
 
 impl StateReply<'_> {
@@ -451,6 +525,25 @@ impl StateReply<'_> {
             message_is_error: state.message_is_error,
             paused: state.paused,
             player_names: &game.player_names,
+            levels: NAMED_LEVELS
+                .iter()
+                .map(|level| LevelReply {
+                    name: level.name,
+                    text: level.text(),
+                })
+                .collect(),
+            level: state.level.name,
+            handicaps: game.handicaps.text(),
+            red_alert_level: game.handicaps.red_alert.level(),
+            red_alert: state.alert_text(),
+            tokens: state.tokens,
+            hinting: state.hint_wanted.is_some(),
+            hint: state
+                .hint
+                .as_ref()
+                .filter(|hint| hint.game_id == state.game_id && hint.ply == shown)
+                .map(|hint| hint.turn.as_str()),
+            can_swap: state.can_swap(),
         }
     }
 }

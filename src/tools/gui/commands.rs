@@ -5,12 +5,14 @@
 
 use std::sync::Arc;
 
-use super::api::{ChoicesReply, Command, NewGameRequest};
+use super::api::{CheckReply, ChoicesReply, Command, HandicapsRequest, NewGameRequest};
 use super::game::{partial_turn, Game, Resignation};
 use super::http::Answer;
 use super::state::{Mode, Shared, State, TimeControl};
 use crate::notation::{cli, hwpn, Board};
-use crate::rules::{Player, Rules};
+use crate::rules::{Player, Rules, Timewarp};
+use crate::tools::handicaps::{red_alert_after, Handicaps, RedAlert, MAX_TOKENS};
+use crate::tools::levels::NamedLevel;
 
 /// The legal next actions after the page's partial turn.
 pub fn choices(shared: &Arc<Shared>, actions: &[String]) -> Answer {
@@ -30,6 +32,35 @@ pub fn choices(shared: &Arc<Shared>, actions: &[String]) -> Answer {
         Err(error) => Answer::error(400, &error),
         Ok(partial) => Answer::json(&ChoicesReply::new(&partial)),
     }
+}
+
+/// Red Alert's question before the person ends a turn (`text`, in any
+/// notation `/api/turn` reads): the warning when the opponent, moving
+/// next, could then win. The turn is tried on a copy of the game.
+pub fn check(shared: &Arc<Shared>, text: &str) -> Answer {
+    let state = shared.lock();
+    if !state.person_to_move() {
+        return Answer::error(409, "it is not your turn");
+    }
+    let setting = state.game.handicaps.red_alert;
+    if state.mode != Mode::Play || setting == RedAlert::Off {
+        return Answer::json(&CheckReply { alert: None });
+    }
+    let human = state.human;
+    let mut trial = state.game.clone();
+    drop(state);
+    let before = trial.board().clone();
+    if let Err(error) = trial.play_text(text) {
+        return Answer::error(400, &error);
+    }
+    let actions = trial
+        .turns()
+        .last()
+        .map(|turn| turn.named.actions.clone())
+        .unwrap_or_default();
+    let opponent_next = trial.result().is_none() && trial.board().position.side_to_move() != human;
+    let alert = red_alert_after(&before, &trial.rules, &actions, setting, opponent_next);
+    Answer::json(&CheckReply { alert })
 }
 
 /// Carries out a command that changes the state, telling the person why
@@ -71,6 +102,8 @@ pub fn carry_out(state: &mut State, command: Command) -> Result<(), String> {
             state.resume();
             Ok(())
         }
+        Command::Hint => ask_hint(state),
+        Command::Swap => swap(state),
     };
     if let Err(message) = &outcome {
         state.tell(message, true);
@@ -134,18 +167,94 @@ fn new_game(state: &mut State, request: NewGameRequest) -> Result<(), String> {
             )
         }
     };
-    let game = Game::new(Board::default(), Rules::STANDARD)?;
+    let level = match request.level {
+        Some(name) => NamedLevel::find(&name)?,
+        None => state.level,
+    };
+    let handicaps = match (mode, request.handicaps) {
+        (Mode::Play, Some(asked)) => read_handicaps(asked, human)?,
+        _ => Handicaps::default(),
+    };
+    let game = Game::with_handicaps(Board::default(), Rules::STANDARD, handicaps)?;
     state.human = human;
     state.time_control = time_control;
+    state.level = level;
     state.start_game(game, mode);
     if mode == Mode::Play {
         state.analysing = false;
     }
+    let mut message = format!(
+        "new game: {}; engines think {}",
+        mode.word(),
+        state.time_control.text()
+    );
+    if mode == Mode::Play {
+        message.push_str(&format!("; level {}", level.text()));
+        if !handicaps.text().is_empty() {
+            message.push_str(&format!("; handicaps: {}", handicaps.text()));
+        }
+    }
+    state.tell(message, false);
+    Ok(())
+}
+
+/// The handicaps a new game asks for, the person (`human`) the junior.
+///
+/// # Errors
+/// A number out of range, said in words.
+fn read_handicaps(asked: HandicapsRequest, human: Player) -> Result<Handicaps, String> {
+    let timewarp = match asked.timewarp {
+        0 => None,
+        count => Some(Timewarp::new(human, count).map_err(|error| format!("timewarp: {error}"))?),
+    };
+    if asked.tokens.is_some_and(|tokens| tokens > MAX_TOKENS) {
+        return Err(format!(
+            "expected 0 to {MAX_TOKENS} Tactical Computer tokens"
+        ));
+    }
+    Ok(Handicaps {
+        timewarp,
+        red_alert: RedAlert::from_level(asked.red_alert)?,
+        brain_transference: asked.brain_transference,
+        tokens: asked.tokens,
+    })
+}
+
+/// Asks the engine for the person's turn (Tactical Computer), spending a
+/// token when it answers.
+fn ask_hint(state: &mut State) -> Result<(), String> {
+    if state.mode != Mode::Play || !state.person_to_move() || state.game.result().is_some() {
+        return Err("a hint is for your turn in a game you play".to_string());
+    }
+    if state.tokens == Some(0) {
+        return Err("no Tactical Computer tokens left".to_string());
+    }
+    state.hint_wanted = Some((state.game_id, state.game.turns().len()));
+    state.tell("Tactical Computer: thinking…", false);
+    Ok(())
+}
+
+/// Brain Transference: the person takes the engine's side for the rest of
+/// the game, once; the engine plays the other side at the same level.
+fn swap(state: &mut State) -> Result<(), String> {
+    if !state.can_swap() {
+        return Err(
+            if state.game.handicaps.brain_transference && state.swapped {
+                "Brain Transference was already used in this game".to_string()
+            } else {
+                "Brain Transference is not one of this game's handicaps".to_string()
+            },
+        );
+    }
+    state.swapped = true;
+    state.human = state.human.opponent();
+    state.hint_wanted = None;
+    state.game.swaps.push(state.game.turns().len());
     state.tell(
         format!(
-            "new game: {}; engines think {}",
-            mode.word(),
-            state.time_control.text()
+            "Brain Transference: you now play player {}; the engine takes player {} at the same level",
+            state.human.index(),
+            state.human.opponent().index()
         ),
         false,
     );
@@ -208,7 +317,13 @@ fn set_position(state: &mut State, text: &str) -> Result<(), String> {
     let board = hwpn::parse(text)
         .or_else(|error| cli::parse(text, Player::First).map_err(|_| error))
         .map_err(|error| format!("bad position: {error}"))?;
-    let game = Game::new(board, Rules::STANDARD)?;
+    // The handicaps stay, but the timewarp, whose bonus turns follow a
+    // setup this game does not have.
+    let handicaps = Handicaps {
+        timewarp: None,
+        ..state.game.handicaps
+    };
+    let game = Game::with_handicaps(board, Rules::STANDARD, handicaps)?;
     let mode = if state.mode == Mode::Review {
         Mode::Analyse
     } else {

@@ -11,10 +11,11 @@ use crate::notation::play::{resolve, NamedTurn};
 use crate::notation::sdg::{Header, RecordTurn};
 use crate::notation::turn::{format_action, format_named_turn, parse_words, Strictness, Style};
 use crate::notation::{hwpn, Board};
-use crate::record::{write_record, GameRecord};
+use crate::record::{write_record, GameRecord, BRAIN_TRANSFERENCE_VARIANT};
 use crate::rules::{
     Action, GameResult, GameStatus, History, Outcome, Player, Position, Rules, Slot,
 };
+use crate::tools::handicaps::Handicaps;
 
 /// How a game ended off the board: the rules do not cover resignations
 /// or clocks.
@@ -59,6 +60,12 @@ pub struct Game {
     /// Whether the start is the empty start with default home names, so
     /// that engines are sent `position startpos moves ...`.
     from_startpos: bool,
+    /// The handicaps the game is played with: the timewarp is a rule the
+    /// history applies; all are named in the saved record.
+    pub handicaps: Handicaps,
+    /// Where Brain Transference changed sides: the number of turns played
+    /// then. A saved record says so in a comment on the turn before.
+    pub swaps: Vec<usize>,
 }
 
 impl Game {
@@ -85,7 +92,26 @@ impl Game {
             claimed: None,
             player_names,
             from_startpos,
+            handicaps: Handicaps::default(),
+            swaps: Vec::new(),
         })
+    }
+
+    /// A new game from `start` with `handicaps` (a timewarp makes the
+    /// history decide who moves after setup).
+    ///
+    /// # Errors
+    /// The position is in the middle of a turn, or after setup under a
+    /// timewarp.
+    pub fn with_handicaps(
+        start: Board,
+        rules: Rules,
+        handicaps: Handicaps,
+    ) -> Result<Game, String> {
+        let mut game = Game::new(start, rules)?;
+        game.history = handicaps.history(&game.boards[0].position)?;
+        game.handicaps = handicaps;
+        Ok(game)
     }
 
     /// Reads a game from an SDG record: every turn the rules accept (the
@@ -148,17 +174,24 @@ impl Game {
             claimed: None,
             player_names,
             from_startpos: false,
+            handicaps: Handicaps::from_variants(&record.header.variants),
+            swaps: Vec::new(),
         };
         let note = walk.illegal.map(|illegal| illegal.to_string());
         Ok((game, note))
     }
 
     /// Records a turn already played on `after`.
-    fn push(&mut self, named: NamedTurn, after: Board, mover: Player) -> Result<(), String> {
+    fn push(&mut self, named: NamedTurn, mut after: Board, mover: Player) -> Result<(), String> {
         let before = self.boards.last().cloned().unwrap_or_default();
         self.history
             .play(&self.rules, &named.actions)
             .map_err(|error| error.to_string())?;
+        // The history decides who moves next (a timewarp's bonus turn keeps
+        // the mover); the board follows it, as a pass would hand it on.
+        if after.position.side_to_move() != self.history.position().side_to_move() {
+            let _ = after.position.end_turn(&self.rules);
+        }
         let token = format_named_turn(
             &before,
             &self.rules,
@@ -213,7 +246,7 @@ impl Game {
         self.boards.truncate(1);
         self.resignation = None;
         self.claimed = None;
-        if let Ok(history) = History::new(self.boards[0].position) {
+        if let Ok(history) = self.handicaps.history(&self.boards[0].position) {
             self.history = history;
         }
         for turn in turns {
@@ -291,11 +324,34 @@ impl Game {
         }
     }
 
+    /// Whether the player to move before turn `ply` also played turn
+    /// `ply - 1` (a timewarp's bonus turn, or the turn right after them).
+    pub fn mover_repeats(&self, ply: usize) -> bool {
+        ply > 0
+            && ply <= self.turns.len()
+            && self.turns[ply - 1].mover == self.board_at(ply).position.side_to_move()
+    }
+
     /// The protocol's `position` line for the board before turn `ply`: the
     /// whole game from its start when it can be written so (engines judge
-    /// repetition on it), else the board itself with its names.
+    /// repetition on it), else the board itself with its names. Under a
+    /// timewarp the protocol's `moves` alternate strictly, so the line
+    /// starts from the board after the last turn where a player moved twice
+    /// in a row (protocol.md, "Handicap games").
     pub fn position_line(&self, ply: usize) -> String {
         let ply = ply.min(self.turns.len());
+        if let Some(since) = (1..=ply).rev().find(|&index| self.mover_repeats(index)) {
+            let moves: Vec<&str> = self.turns[since..ply]
+                .iter()
+                .map(|turn| turn.token.as_str())
+                .collect();
+            let board = hwpn::write_board(self.board_at(since));
+            return if moves.is_empty() {
+                format!("position pos {board}")
+            } else {
+                format!("position pos {board} moves {}", moves.join(" "))
+            };
+        }
         let moves: Vec<&str> = self.turns[..ply]
             .iter()
             .map(|turn| turn.token.as_str())
@@ -329,6 +385,7 @@ impl Game {
             );
         }
         let mut header = Header::two_player(0, &self.player_names[0], &self.player_names[1]);
+        header.variants = self.handicaps.variants();
         header.winner = self.result().and_then(|(outcome, _)| match outcome {
             Outcome::Win(player) => Some(self.player_names[player.index()].clone()),
             _ => None,
@@ -337,7 +394,14 @@ impl Game {
         for (index, turn) in self.turns.iter().enumerate() {
             let name = &self.player_names[turn.mover.index()];
             match RecordTurn::from_text(index as u32 + 1, name, &turn.sdg) {
-                Ok(record_turn) => turns.push(record_turn),
+                Ok(mut record_turn) => {
+                    if self.swaps.contains(&(index + 1)) {
+                        record_turn.comments.push(format!(
+                            "\t{BRAIN_TRANSFERENCE_VARIANT}: the players change sides after this turn"
+                        ));
+                    }
+                    turns.push(record_turn)
+                }
                 Err(_) => break,
             }
         }
@@ -491,6 +555,54 @@ mod tests {
         assert_eq!(replayed.turns().len(), 2);
         let set_up = Game::new(hwpn::parse("r1b3:g3:/y2b1::g3 0").unwrap(), Rules::STANDARD);
         assert!(set_up.unwrap().to_record().is_err());
+    }
+
+    #[test]
+    fn a_timewarp_game_tells_engines_and_records_its_turn_order() {
+        use crate::rules::Timewarp;
+        let handicaps = Handicaps {
+            timewarp: Some(Timewarp::new(Player::Second, 1).unwrap()),
+            ..Handicaps::default()
+        };
+        let mut game = Game::with_handicaps(Board::default(), Rules::STANDARD, handicaps).unwrap();
+        game.play_text("home.r1.b3.g3").unwrap();
+        game.play_text("Homeworld Y2 B1 G3").unwrap();
+        // Player 1's bonus turn: player 1 moves again, then player 0.
+        assert_eq!(game.board().position.side_to_move(), Player::Second);
+        game.play_text("build.g1.Home1").unwrap();
+        assert_eq!(game.board().position.side_to_move(), Player::First);
+        assert_eq!(game.turns()[2].mover, Player::Second);
+        // The engine is told the game from the board before the bonus turn,
+        // player 1 to move, so that its `moves` alternate.
+        let base = hwpn::write_board(game.board_at(2));
+        assert!(base.ends_with(" 1"), "{base}");
+        assert_eq!(
+            game.position_line(3),
+            format!("position pos {base} moves build.g1.Home1")
+        );
+        assert_eq!(
+            game.position_line(1),
+            "position startpos moves home.r1.b3.g3"
+        );
+        let record = game.to_record().unwrap();
+        assert!(
+            record.contains("Variants: \"Timewarp 1 for player 1\""),
+            "{record}"
+        );
+        assert!(record.contains("3) Home1: Build G1 Home1"), "{record}");
+        let (replayed, note) = Game::from_record(&record).unwrap();
+        assert_eq!(note, None);
+        assert_eq!(replayed.turns().len(), 3);
+        assert_eq!(replayed.handicaps, handicaps);
+        assert_eq!(replayed.board().position.side_to_move(), Player::First);
+        // Undo and replay keep the turn order.
+        game.undo(1);
+        assert_eq!(game.board().position.side_to_move(), Player::Second);
+        // Without the handicap the same bonus turn is not player 1's.
+        let mut plain = Game::new(Board::default(), Rules::STANDARD).unwrap();
+        plain.play_text("home.r1.b3.g3").unwrap();
+        plain.play_text("Homeworld Y2 B1 G3").unwrap();
+        assert!(plain.play_text("build.g1.Home1").is_err());
     }
 
     #[test]

@@ -48,6 +48,17 @@
 //! leaves the game as it was; an engine that crashes or plays an illegal
 //! turn pauses the game with a message, and the person resumes it.
 //!
+//! # Learning
+//!
+//! The Play page plays at a named level (`crate::tools::levels`), sent to
+//! the engine as `UCI_LimitStrength` and `UCI_Elo` before the searches that
+//! play the person's opponent only, and offers the rulebook's handicaps
+//! (`crate::tools::handicaps`) for a new game: the timewarp is a rule the
+//! game's history keeps, Red Alert's warnings come from the exact checkers
+//! on the server (`/api/check` asks before a turn is sent), a hint is a
+//! search of the person's position (`/api/hint`), and `/api/swap` changes
+//! sides once.
+//!
 //! The GUI writes nothing to standard output: [`Gui::bind`] gives the
 //! address it listens on to the caller, which tells the person.
 
@@ -62,7 +73,7 @@ pub mod state;
 use std::sync::Arc;
 use std::time::Duration;
 
-use api::{ChoicesRequest, Command, OkReply, StateReply};
+use api::{CheckRequest, ChoicesRequest, Command, OkReply, StateReply};
 use engine::EngineCommand;
 use http::{parse_query, Answer, Hosts};
 use server::{Limits, Method, Request, Server};
@@ -209,6 +220,10 @@ fn route(shared: &Arc<Shared>, method: Method, path: &str, query: &str, body: &s
         }
         (Method::Post, "/api/choices") => match api::read::<ChoicesRequest>(body) {
             Ok(request) => commands::choices(shared, &request.actions),
+            Err(message) => Answer::error(400, &message),
+        },
+        (Method::Post, "/api/check") => match api::read::<CheckRequest>(body) {
+            Ok(request) => commands::check(shared, &request.turn),
             Err(message) => Answer::error(400, &message),
         },
         // A command is read in full before the state is touched, so that a

@@ -269,7 +269,42 @@ function click(key) {
   drawTurn();
 }
 
+// Ends the turn being built; under Red Alert the server's exact checkers
+// are asked first, and a turn that lets the opponent win waits for the
+// person's answer in the Red Alert box.
 async function endTurn() {
+  const text = turn.prefix.length ? turn.prefix.join(',') : 'pass';
+  if (await redAlertAllows(text, null)) await sendTurn();
+}
+
+// Whether the turn `text` may be sent at once: true unless Red Alert
+// warns of it, when the Red Alert box asks (and `typed` is the typed text
+// to send if the person ends the turn anyway).
+async function redAlertAllows(text, typed) {
+  if (!state || state.mode !== 'play' || !(state.redAlertLevel > 0)) return true;
+  const answer = await command('/api/check', { turn: text });
+  if (!answer) return false;
+  if (!answer.alert) return true;
+  pendingTyped = typed;
+  $('alert-text').textContent = answer.alert;
+  $('red-alert-dialog').hidden = false;
+  return false;
+}
+
+let pendingTyped = null;   // a typed turn waiting for the Red Alert answer
+
+async function sendTyped(text) {
+  if (await command('/api/turn', { turn: text })) $('turn-text').value = '';
+}
+
+async function sendTurn() {
+  $('red-alert-dialog').hidden = true;
+  if (pendingTyped !== null) {
+    const typed = pendingTyped;
+    pendingTyped = null;
+    await sendTyped(typed);
+    return;
+  }
   const text = turn.prefix.length ? turn.prefix.join(',') : 'pass';
   const answer = await command('/api/turn', { turn: text });
   if (answer) {
@@ -388,6 +423,7 @@ function drawMoves() {
     list.scrollTop = current.offsetTop - list.clientHeight / 2;
   }
   list.dataset.shown = state.ply;
+  drawExplanations(list);
   // The evaluation graph: player 0's win probability before each turn.
   const graph = $('graph');
   graph.textContent = '';
@@ -400,6 +436,53 @@ function drawMoves() {
   if (points.length) element('polyline', { points: points.join(' '), fill: 'none', stroke: '#ffd479', 'stroke-width': 2 }, graph);
   const x = (state.ply / count) * 300;
   element('line', { x1: x, y1: 0, x2: x, y2: 80, stroke: '#7d8cff', 'stroke-width': 2 }, graph);
+}
+
+// Under each engine turn that comes with one, the engine's reason ("why?").
+function drawExplanations(list) {
+  state.turns.forEach((played, index) => {
+    if (!played.explanation) return;
+    const why = document.createElement('span');
+    why.className = 'explanation';
+    why.textContent = 'why? ' + played.explanation;
+    list.children[index].appendChild(why);
+  });
+}
+
+// The level choice, the handicap buttons, the hint and Red Alert.
+function drawLearning() {
+  const select = $('level');
+  if (!select.options.length) {
+    for (const level of state.levels) {
+      const option = document.createElement('option');
+      option.value = level.name;
+      option.textContent = level.text;
+      select.appendChild(option);
+    }
+    select.value = state.level;
+  }
+  const playing = state.mode === 'play' && !state.result;
+  const hint = $('hint');
+  hint.disabled = !(playing && state.yourTurn && state.tokens !== null && state.tokens > 0 && !state.hinting);
+  hint.textContent = state.tokens === null ? 'Tactical Computer (off)' : `Tactical Computer (${state.tokens} left)`;
+  hint.dataset.tokens = state.tokens === null ? '' : state.tokens;
+  $('swap').disabled = !state.canSwap;
+  $('game-handicaps').textContent = state.handicaps ? 'handicaps: ' + state.handicaps : '';
+  const hintBox = $('hint-text');
+  hintBox.textContent = '';
+  if (state.hint) {
+    hintBox.textContent = 'Tactical Computer suggests: ' + state.hint;
+    if (state.hintExplanation) {
+      const why = document.createElement('span');
+      why.className = 'explanation';
+      why.textContent = state.hintExplanation;
+      hintBox.appendChild(why);
+    }
+  }
+  const banner = $('red-alert-banner');
+  banner.hidden = !(state.redAlert && state.yourTurn && state.mode === 'play');
+  banner.textContent = state.redAlert || '';
+  if (!state.yourTurn) $('red-alert-dialog').hidden = true;
 }
 
 function drawStatus() {
@@ -454,6 +537,7 @@ function render(newState) {
   drawClocks();
   if (state.ply === pendingPly) pendingPly = null;
   drawStatus();
+  drawLearning();
   drawAnalysis();
   drawMoves();
   const positionChanged = !previous || previous.ply !== state.ply || previous.length !== state.length ||
@@ -538,13 +622,33 @@ function timeControl(value) {
 }
 $('new-game').onclick = () => {
   const mode = (chosenMode || (state && state.mode)) === 'watch' ? 'watch' : 'play';
-  command('/api/new', { mode, side: Number($('side').value), timeControl: timeControl($('time').value) });
+  const request = { mode, side: Number($('side').value), timeControl: timeControl($('time').value) };
+  if (mode === 'play') {
+    request.level = $('level').value;
+    request.handicaps = {
+      timewarp: Number($('timewarp').value),
+      redAlert: Number($('red-alert').value),
+      brainTransference: $('brain-transference').checked,
+    };
+    if ($('tokens').value !== '') request.handicaps.tokens = Number($('tokens').value);
+  }
+  command('/api/new', request);
+};
+$('hint').onclick = () => command('/api/hint');
+$('swap').onclick = () => command('/api/swap');
+$('alert-end').onclick = sendTurn;
+$('alert-back').onclick = () => {
+  $('red-alert-dialog').hidden = true;
+  pendingTyped = null;
+  turn.prefix = [];
+  loadChoices();
+  say('the turn was taken back: it is still your turn');
 };
 $('undo').onclick = () => command('/api/undo');
 $('resign').onclick = () => command('/api/resign');
 $('resume').onclick = () => command('/api/resume');
 $('end-turn').onclick = endTurn;
-$('pass-turn').onclick = () => command('/api/turn', { turn: 'pass' });
+$('pass-turn').onclick = () => { turn.prefix = []; endTurn(); };
 $('reset-turn').onclick = () => { turn.prefix = []; loadChoices(); };
 const analyse = () => command('/api/analyse', { on: $('analyse').checked, multipv: Number($('multipv').value) });
 $('analyse').onchange = analyse;
@@ -561,7 +665,7 @@ $('graph').onclick = (event) => {
 $('typed').onsubmit = async (event) => {
   event.preventDefault();
   const text = $('turn-text').value;
-  if (await command('/api/turn', { turn: text })) $('turn-text').value = '';
+  if (await redAlertAllows(text, text)) await sendTyped(text);
 };
 $('set-position').onclick = () => command('/api/position', { position: $('hwpn').value });
 $('copy-position').onclick = async () => {

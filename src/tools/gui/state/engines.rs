@@ -7,12 +7,16 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::{Analysis, Line, Mode, Purpose, SearchTag, Shared, State, TimeControl};
+use super::{Analysis, Hint, Line, Mode, Purpose, SearchTag, Shared, State, TimeControl};
 use crate::notation::turn::Style;
 use crate::notation::Board;
 use crate::protocol::reply::{IdField, Info, Reply, Score};
 use crate::rules::{Player, Rules};
 use crate::tools::gui::engine::{EngineEvent, EngineLink};
+use crate::tools::levels::{NamedLevel, NAMED_LEVELS};
+
+/// The level of every search but the person's opponent's.
+const FULL_STRENGTH: NamedLevel = NAMED_LEVELS[NAMED_LEVELS.len() - 1];
 
 /// How long past its limit an engine may take to answer a turn before it
 /// counts as hung.
@@ -34,10 +38,13 @@ impl State {
             mover: self.game.board_at(ply).position.side_to_move(),
             multipv,
         };
+        let hint_asked = self.hint_wanted == Some((self.game_id, length));
         match self.mode {
             Mode::Play if !over => {
                 if self.game.board().position.side_to_move() != self.human {
                     wanted[0] = Some(tag(Purpose::Turn, length, 1));
+                } else if hint_asked {
+                    wanted[0] = Some(tag(Purpose::Hint, length, 1));
                 } else if self.analysing {
                     wanted[0] = Some(tag(Purpose::Analysis, length, self.multipv));
                 }
@@ -92,16 +99,28 @@ impl State {
             }
             let position = self.game.position_line(tag.ply);
             let go = match tag.purpose {
-                Purpose::Turn => self
+                Purpose::Turn | Purpose::Hint => self
                     .time_control
                     .go(self.clock_times().unwrap_or(self.clocks)),
                 Purpose::Analysis => "go infinite".to_string(),
                 Purpose::Scan => format!("go nodes {}", self.scan_nodes.unwrap_or(1000)),
             };
             let rules = self.game.rules.name;
-            let mut lines = Vec::with_capacity(4);
+            let mut lines = Vec::with_capacity(6);
             if self.engines[index].rules_sent != Some(rules) {
                 lines.push(format!("setoption name Rules value {rules}"));
+            }
+            // The person's opponent plays at the chosen level; every other
+            // search (analysis, hints, watched games) at full strength,
+            // which an engine never told a level already has.
+            let level = (self.mode == Mode::Play && tag.purpose == Purpose::Turn)
+                .then_some(self.level)
+                .or(self.engines[index].level_sent.map(|_| FULL_STRENGTH));
+            if let Some(level) = level {
+                if self.engines[index].level_sent != Some(level) {
+                    lines.extend(level.option_lines());
+                    self.engines[index].level_sent = Some(level);
+                }
             }
             lines.push(format!("setoption name MultiPV value {}", tag.multipv));
             lines.push(position);
@@ -174,6 +193,7 @@ impl State {
             Ok(link) => {
                 slot.link = Some(link);
                 slot.rules_sent = None;
+                slot.level_sent = None;
                 slot.name = slot.command.text();
                 self.send(index, "hwi")
             }
@@ -338,6 +358,10 @@ impl State {
                 *slot = Some(500);
             }
         }
+        if tag.purpose == Purpose::Hint && !stopped && still_wanted {
+            self.hint_given(tag, turn);
+            return;
+        }
         if tag.purpose != Purpose::Turn || stopped || !still_wanted {
             return;
         }
@@ -372,6 +396,31 @@ impl State {
                 }
             }
         }
+    }
+}
+
+impl State {
+    /// A hint search ended with `turn`: it is shown, and a rationed token
+    /// is spent.
+    fn hint_given(&mut self, tag: SearchTag, turn: Option<String>) {
+        self.hint_wanted = None;
+        let board = self.game.board_at(tag.ply).clone();
+        let Some(text) =
+            turn.and_then(|turn| readable_line(&board, &self.game.rules, &[turn]).pop())
+        else {
+            self.tell("the engine suggested no turn; no token was spent", true);
+            return;
+        };
+        self.tokens = self.tokens.map(|tokens| tokens.saturating_sub(1));
+        let left = self
+            .tokens
+            .map_or_else(String::new, |tokens| format!(" ({tokens} tokens left)"));
+        self.tell(format!("Tactical Computer: {text}{left}"), false);
+        self.hint = Some(Hint {
+            game_id: tag.game_id,
+            ply: tag.ply,
+            turn: text,
+        });
     }
 }
 

@@ -19,6 +19,8 @@ use super::engine::{EngineCommand, EngineLink};
 use super::game::Game;
 use crate::notation::Board;
 use crate::rules::{Player, Rules};
+use crate::tools::handicaps::{red_alert_now, RedAlert};
+use crate::tools::levels::{NamedLevel, DEFAULT_LEVEL};
 
 mod engines;
 
@@ -105,6 +107,8 @@ pub enum Purpose {
     Analysis,
     /// To evaluate one position of the game for the evaluation graph.
     Scan,
+    /// To suggest the person's turn (a Tactical Computer token).
+    Hint,
 }
 
 /// A search an engine runs or should run: what for, in which game, from
@@ -181,6 +185,21 @@ pub struct EngineSlot {
     result_line: Option<String>,
     /// The `Rules` option last sent (setting it clears the engine's tree).
     rules_sent: Option<&'static str>,
+    /// The level last sent; `None` while the engine plays at the strength
+    /// it started with (full), so that an engine is sent no strength
+    /// options until a level is wanted.
+    level_sent: Option<NamedLevel>,
+}
+
+/// The engine's suggestion for the person's turn (Tactical Computer).
+#[derive(Clone, Debug)]
+pub struct Hint {
+    /// The game it is for ([`State::game_id`]).
+    pub game_id: u64,
+    /// The turn it is for: the board before this turn.
+    pub ply: usize,
+    /// The suggested turn, in SDG form.
+    pub turn: String,
 }
 
 /// Everything the page shows. See the module docs.
@@ -225,7 +244,26 @@ pub struct State {
     pub paused: bool,
     /// The two engines.
     pub engines: [EngineSlot; 2],
+    /// The engine's level in play (sent as `UCI_LimitStrength` and
+    /// `UCI_Elo`); analysis, hints and watched games are at full strength.
+    pub level: NamedLevel,
+    /// Tactical Computer tokens left in this game, when rationed.
+    pub tokens: Option<u8>,
+    /// Whether Brain Transference was used in this game.
+    pub swapped: bool,
+    /// A hint asked for and not yet answered: the game and turn it is for.
+    pub hint_wanted: Option<(u64, usize)>,
+    /// The last hint given.
+    pub hint: Option<Hint>,
+    /// Red Alert at the person's turn, worked out once per game state:
+    /// what it is for (the [`State::game_id`], the person's side, the
+    /// mode) and what it says.
+    pub alert: Option<(AlertKey, Option<String>)>,
 }
+
+/// What a Red Alert was worked out for: the game's number, the person's
+/// side and the mode.
+pub type AlertKey = (u64, Player, Mode);
 
 /// The state and the condition the page's long polls wait on.
 pub struct Shared {
@@ -247,6 +285,7 @@ impl Shared {
             started: None,
             result_line: None,
             rules_sent: None,
+            level_sent: None,
         };
         let [first, second] = commands;
         let game = match Game::new(Board::default(), Rules::STANDARD) {
@@ -273,6 +312,12 @@ impl Shared {
                 message_is_error: false,
                 paused: false,
                 engines: [slot(first), slot(second)],
+                level: DEFAULT_LEVEL,
+                tokens: None,
+                swapped: false,
+                hint_wanted: None,
+                hint: None,
+                alert: None,
             }),
             changed: Condvar::new(),
         })
@@ -290,6 +335,7 @@ impl Shared {
     pub fn update<T>(self: &Arc<Shared>, change: impl FnOnce(&mut State) -> T) -> T {
         let mut state = self.lock();
         let result = change(&mut state);
+        state.refresh_alert();
         state.drive(self);
         state.version += 1;
         drop(state);
@@ -360,6 +406,11 @@ impl State {
         self.analysis = Analysis::default();
         self.scan_nodes = None;
         self.paused = false;
+        self.tokens = self.game.handicaps.tokens;
+        self.swapped = false;
+        self.hint_wanted = None;
+        self.hint = None;
+        self.alert = None;
         if let TimeControl::Clock { initial, .. } = self.time_control {
             self.clocks = [initial; 2];
         }
@@ -464,6 +515,43 @@ impl State {
         if self.mode != Mode::Review || self.cursor > length - 1 {
             self.cursor = length - 1;
         }
+    }
+
+    /// Works out Red Alert for the person's turn when the game changed:
+    /// the exact checkers on the position the person is to move in.
+    pub fn refresh_alert(&mut self) {
+        let key = (self.game_id, self.human, self.mode);
+        if self.alert.as_ref().is_some_and(|(known, _)| *known == key) {
+            return;
+        }
+        let setting = self.game.handicaps.red_alert;
+        let alert = if setting != RedAlert::Off
+            && self.mode == Mode::Play
+            && self.game.result().is_none()
+            && self.game.board().position.side_to_move() == self.human
+        {
+            red_alert_now(self.game.board(), &self.game.rules, setting)
+        } else {
+            None
+        };
+        self.alert = Some((key, alert));
+    }
+
+    /// Red Alert's warning for the person's turn now, if any.
+    pub fn alert_text(&self) -> Option<&str> {
+        match &self.alert {
+            Some((key, Some(text))) if *key == (self.game_id, self.human, self.mode) => Some(text),
+            _ => None,
+        }
+    }
+
+    /// Whether the person may use Brain Transference now: a game of
+    /// theirs with the handicap, going on, not yet swapped.
+    pub fn can_swap(&self) -> bool {
+        self.mode == Mode::Play
+            && self.game.handicaps.brain_transference
+            && !self.swapped
+            && self.game.result().is_none()
     }
 
     /// Whether it is the person's turn to act on the game's end position.
