@@ -49,13 +49,13 @@ pub use options::{
 };
 
 use crate::rules::{Action, GameResult, GameStatus, History, Position, Rules};
-use crate::search::{static_evaluation_with, Searcher, Solver, ValueNetwork};
 /// The search's vocabulary that this layer's API speaks in (limits, reports,
 /// results, proofs), re-exported so that a front end needs no other layer.
 pub use crate::search::{
-    win_probability, Candidate, Clock, Decision, Proof, SearchInfo, SearchLimits, SearchOptions,
-    SearchResult,
+    explain, win_probability, Candidate, Clock, Decision, Explanation, Fact, Goal, Proof,
+    SearchInfo, SearchLimits, SearchOptions, SearchResult,
 };
+use crate::search::{static_evaluation_with, Searcher, Solver, ValueNetwork};
 
 /// How often the search reports progress. Protocol front ends show these
 /// lines to people; twice a second is lively without flooding a pipe.
