@@ -24,6 +24,10 @@
 //! ([`EngineSettings::limit_strength`]) the engine searches a node budget
 //! and draws its turn among good candidates ([`strength`]).
 //!
+//! Why a search's turn was played is gathered by [`explain`] from the
+//! search's answer and exact checks after it (an [`Explanation`]: one
+//! [`Fact`] with the value change); a front end writes it as a sentence.
+//!
 //! The engine's parts: its errors ([`error`]), its options and their table
 //! ([`options`]), what a search runs on its thread (a private module), the
 //! playing strength below full ([`strength`]), and the multi-player game

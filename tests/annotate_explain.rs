@@ -84,3 +84,14 @@ fn a_real_sdg_game_has_its_missed_win_explained() {
         }
     }
 }
+
+#[test]
+fn analyse_says_why_its_best_turn() {
+    let output = supernova(&["analyse", "y1g2:r1:/y3g3:r3:b3 1", "--nodes", "1000"]);
+    let out = text(&output);
+    assert!(output.status.success(), "{out}");
+    assert!(
+        out.contains("\nwhy: the only safe turn: defends against Attack B3 Home1, which would win"),
+        "{out}"
+    );
+}

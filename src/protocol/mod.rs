@@ -20,7 +20,8 @@
 //! flushed, because the search thread and the command loop both write. A line is parsed completely ([`command::parse`])
 //! before anything changes, so a bad line leaves the state as it was and
 //! gets one `info string error: ...` reply, which quotes the offending word
-//! as a bounded, escaped excerpt.
+//! as a bounded, escaped excerpt. Each `bestmove` that plays a turn follows
+//! `info string explain <sentence>`, why it was played ([`explain`](mod@explain)).
 
 pub mod client;
 pub mod command;

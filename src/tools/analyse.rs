@@ -1,6 +1,9 @@
 //! `supernova analyse`: the engine's opinion of one position, and
 //! `supernova annotate`: its opinion of every turn of a game, with exact
-//! blunder checks.
+//! blunder checks. Both say why the engine's turn is better in the words of
+//! the protocol's `info string explain` (`protocol::explain`): `analyse`
+//! for its best turn, `annotate` for the better turn at each blunder and
+//! each large value drop.
 //!
 //! Both call the [`Searcher`] directly (no protocol, no threads of their
 //! own), so a node-limited analysis with one thread is reproducible. The
@@ -165,6 +168,8 @@ pub fn analyse(
         writeln!(output, "proven: {} for the side to move", proof_word(proof))?;
     }
     writeln!(output, "decision: {}", decision_word(result.decision))?;
+    let explanation = explain(&board.position, &rules, &settings.options.tunables, &result);
+    writeln!(output, "why: {}", sentence(board, &rules, &explanation))?;
     let principal = if info.principal_variation.is_empty() {
         vec![result.best_turn.clone()]
     } else {

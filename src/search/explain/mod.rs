@@ -145,7 +145,7 @@ pub enum Fact {
     },
     /// None of the above: the expected line.
     Expected {
-        /// The principal variation (at most [`LINE_TURNS`] turns).
+        /// The principal variation (at most three turns).
         line: Line,
     },
 }
