@@ -24,6 +24,10 @@
 //! ([`EngineSettings::limit_strength`]) the engine searches a node budget
 //! and draws its turn among good candidates ([`strength`]).
 //!
+//! Why a search's turn was played is gathered by [`explain`] from the
+//! search's answer and exact checks after it (an [`Explanation`]: one
+//! [`Fact`] with the value change); a front end writes it as a sentence.
+//!
 //! The engine's parts: its errors ([`error`]), its options and their table
 //! ([`options`]), what a search runs on its thread (a private module), the
 //! playing strength below full ([`strength`]), and the multi-player game
@@ -49,13 +53,13 @@ pub use options::{
 };
 
 use crate::rules::{Action, GameResult, GameStatus, History, Position, Rules};
-use crate::search::{static_evaluation_with, Searcher, Solver, ValueNetwork};
 /// The search's vocabulary that this layer's API speaks in (limits, reports,
 /// results, proofs), re-exported so that a front end needs no other layer.
 pub use crate::search::{
-    win_probability, Candidate, Clock, Decision, Proof, SearchInfo, SearchLimits, SearchOptions,
-    SearchResult,
+    explain, win_probability, Candidate, Clock, Decision, Explanation, Fact, Goal, Proof,
+    SearchInfo, SearchLimits, SearchOptions, SearchResult,
 };
+use crate::search::{static_evaluation_with, Searcher, Solver, ValueNetwork};
 
 /// How often the search reports progress. Protocol front ends show these
 /// lines to people; twice a second is lively without flooding a pipe.

@@ -420,8 +420,10 @@ fn stop_ends_an_infinite_search_with_one_bestmove_and_isready_answers_during_it(
     let lines = engine.read_until(|line| line.starts_with("bestmove"));
     let waited = asked.elapsed();
     assert!(waited < REPLY_LIMIT);
-    let decision_at = lines.len() - 2;
+    // The decision, then why the turn was played, then the turn.
+    let decision_at = lines.len() - 3;
     assert!(lines[decision_at].starts_with("info string decision"));
+    assert!(lines[decision_at + 1].starts_with("info string explain "));
     assert!(
         lines[decision_at - 1].starts_with("info depth"),
         "{lines:?}"
@@ -509,7 +511,8 @@ fn the_client_half_reads_every_engine_reply() {
             })
             .unwrap();
         assert!(best.is_some_and(|turn| !turn.is_empty()));
-        assert!(infos >= 1 && strings == 1, "{infos} {strings}");
+        // The decision and the explanation.
+        assert!(infos >= 1 && strings == 2, "{infos} {strings}");
     }
     engine.synchronise(REPLY_LIMIT).unwrap();
     assert!(engine.errors.is_empty(), "{:?}", engine.errors);
@@ -680,7 +683,7 @@ fn the_first_multipv_line_is_the_turn_played_when_a_check_replaces_it() {
     engine.send(&format!("position pos {position}"));
     engine.send("go nodes 3000");
     let lines = engine.read_until(|line| line.starts_with("bestmove"));
-    let decision = &lines[lines.len() - 2];
+    let decision = &lines[lines.len() - 3];
     assert_eq!(decision, "info string decision two-turn-defence");
     let played = lines.last().unwrap().strip_prefix("bestmove ").unwrap();
     let block = lines
@@ -697,7 +700,7 @@ fn the_first_multipv_line_is_the_turn_played_when_a_check_replaces_it() {
             .to_string()
     };
     assert_eq!(first_turn(&lines[block]), played, "{}", lines[block]);
-    let others: Vec<String> = lines[block + 1..lines.len() - 2]
+    let others: Vec<String> = lines[block + 1..lines.len() - 3]
         .iter()
         .map(|line| first_turn(line))
         .collect();
@@ -842,7 +845,7 @@ fn limited_strength_budgets_nodes_and_keeps_the_exact_checks() {
             final_info.contains(&format!(" nodes {budget} ")),
             "{final_info}"
         );
-        decisions.push(lines[lines.len() - 2].clone());
+        decisions.push(lines[lines.len() - 3].clone());
         answers.push(lines.last().unwrap().clone());
     }
     assert!(

@@ -86,6 +86,11 @@ pub struct EngineSettings {
     pub limit_strength: bool,
     /// `UCI_Elo`: the strength when limited.
     pub elo: i64,
+    /// `Explain`: the protocol writes why each turn was played (`info
+    /// string explain`) before its `bestmove`. The facts are gathered after
+    /// the search and cost a few milliseconds, never the turn; a
+    /// controller that does not show them may save those.
+    pub explain: bool,
 }
 
 impl Default for EngineSettings {
@@ -95,6 +100,7 @@ impl Default for EngineSettings {
             show_wdl: false,
             limit_strength: false,
             elo: strength::DEFAULT_ELO,
+            explain: true,
         }
     }
 }
@@ -260,6 +266,7 @@ pub fn option_specs() -> Vec<OptionSpec> {
             strength::MIN_ELO,
             strength::MAX_ELO,
         ),
+        OptionSpec::check("Explain", settings.explain),
     ];
     let overhead = Tunables::find(MOVE_OVERHEAD_TUNABLE).map(|(_, spec)| spec);
     if let Some(spec) = overhead {
@@ -473,6 +480,7 @@ impl Setting<'_> {
             "Ponder" => settings.ponder = on,
             "UCI_ShowWDL" => settings.show_wdl = on,
             "UCI_LimitStrength" => settings.limit_strength = on,
+            "Explain" => settings.explain = on,
             _ => return Err(self.unknown()),
         }
         Ok(settings)

@@ -20,10 +20,12 @@
 //! flushed, because the search thread and the command loop both write. A line is parsed completely ([`command::parse`])
 //! before anything changes, so a bad line leaves the state as it was and
 //! gets one `info string error: ...` reply, which quotes the offending word
-//! as a bounded, escaped excerpt.
+//! as a bounded, escaped excerpt. Each `bestmove` that plays a turn follows
+//! `info string explain <sentence>`, why it was played ([`explain`](mod@explain)).
 
 pub mod client;
 pub mod command;
+pub mod explain;
 pub mod lines;
 pub mod multi;
 pub mod queue;
@@ -36,8 +38,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::engine::{
-    option_specs, win_probability, Engine, GoOutcome, OptionError, PositionError, SearchEvent,
-    SearchInfo, SearchLimits, SearchOptions,
+    explain, option_specs, win_probability, Engine, GoOutcome, OptionError, PositionError,
+    SearchEvent, SearchInfo, SearchLimits, SearchOptions,
 };
 use crate::notation::error::excerpt;
 use crate::notation::turn::{format_turn, Style, TurnError};
@@ -435,6 +437,7 @@ impl Session {
         let rules = self.engine.rules();
         let output = self.output.clone();
         let settings = self.engine.settings();
+        let tunables = self.engine.options().tunables.clone();
         let style = InfoStyle {
             show_wdl: settings.show_wdl,
         };
@@ -447,13 +450,21 @@ impl Session {
                 output.lines(&lines);
             }
             SearchEvent::Finished(outcome) => {
-                let replies = match outcome {
-                    GoOutcome::Turn { result } => [
-                        Reply::InfoString(format!(
+                let mut replies = Vec::with_capacity(3);
+                match outcome {
+                    GoOutcome::Turn { result } => {
+                        replies.push(Reply::InfoString(format!(
                             "decision {}",
                             text::decision_word(result.decision)
-                        )),
-                        Reply::BestMove {
+                        )));
+                        if settings.explain {
+                            let explanation = explain(&board.position, &rules, &tunables, result);
+                            replies.push(Reply::InfoString(format!(
+                                "explain {}",
+                                explain::sentence(&board, &rules, &explanation)
+                            )));
+                        }
+                        replies.push(Reply::BestMove {
                             turn: Some(format_turn(
                                 &board,
                                 &rules,
@@ -465,16 +476,15 @@ impl Session {
                             } else {
                                 None
                             },
-                        },
-                    ],
-                    GoOutcome::GameOver { result, .. } => [
-                        Reply::InfoString(text::result_string(result)),
-                        Reply::best_move(None),
-                    ],
-                };
-                for reply in replies {
-                    output.line(&reply.to_string());
+                        });
+                    }
+                    GoOutcome::GameOver { result, .. } => {
+                        replies.push(Reply::InfoString(text::result_string(result)));
+                        replies.push(Reply::best_move(None));
+                    }
                 }
+                let lines: Vec<String> = replies.iter().map(Reply::to_string).collect();
+                output.lines(&lines);
             }
         });
         if let Err(error) = self.engine.go(limits, listener) {

@@ -17,7 +17,8 @@
 //! itself; `extract.rs` and `info.rs` read turns and reports out of it;
 //! `time.rs` decides when to stop; `eval.rs`, `priors.rs`, `facts.rs` and
 //! `solver/` judge positions, and `quiescence.rs` plays out a leaf's red
-//! sacrifice shot; `players.rs` holds the greedy and random players and
+//! sacrifice shot; `explain/` gathers the facts that say why a search's
+//! turn was played, for a later layer to write as a sentence; `players.rs` holds the greedy and random players and
 //! `shots.rs` the shot-playing test opponent; `bench.rs` the bench
 //! signature.
 //!
@@ -71,6 +72,7 @@
 pub mod bench;
 mod distill;
 mod eval;
+mod explain;
 mod extract;
 mod facts;
 mod features;
@@ -99,6 +101,7 @@ pub mod tunables;
 use crate::rules::{Position, Rules};
 
 pub use distill::{visit_targets, VisitTarget};
+pub use explain::{explain, Explanation, Fact, Goal, Line};
 pub use network::{NetworkError, ValueNetwork};
 pub use options::{Clock, PlayerKind, SearchLimits, SearchOptions, DEFAULT_HASH_MB};
 pub use played_setups::{PlayedSetup, PLAYED_SETUPS};

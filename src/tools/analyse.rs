@@ -1,6 +1,9 @@
 //! `supernova analyse`: the engine's opinion of one position, and
 //! `supernova annotate`: its opinion of every turn of a game, with exact
-//! blunder checks.
+//! blunder checks. Both say why the engine's turn is better in the words of
+//! the protocol's `info string explain` (`protocol::explain`): `analyse`
+//! for its best turn, `annotate` for the better turn at each blunder and
+//! each large value drop.
 //!
 //! Both call the [`Searcher`] directly (no protocol, no threads of their
 //! own), so a node-limited analysis with one thread is reproducible. The
@@ -15,10 +18,13 @@ use std::sync::atomic::AtomicBool;
 
 use crate::notation::turn::{format_named_turn, format_turn, NamedTurn, Style};
 use crate::notation::{hwpn, Board};
+use crate::protocol::explain::sentence;
 use crate::protocol::text::{decision_word, format_line, proof_word, result_text, value_text};
 use crate::record::{GameRecord, ReplayedTurn};
 use crate::rules::{Action, GameStatus, Outcome, Position, Rules};
-use crate::search::{SearchLimits, SearchOptions, SearchResult, Searcher, Solver};
+use crate::search::{
+    explain, win_probability, SearchLimits, SearchOptions, SearchResult, Searcher, Solver,
+};
 
 /// How turns are written in the tools' output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -162,6 +168,8 @@ pub fn analyse(
         writeln!(output, "proven: {} for the side to move", proof_word(proof))?;
     }
     writeln!(output, "decision: {}", decision_word(result.decision))?;
+    let explanation = explain(&board.position, &rules, &settings.options.tunables, &result);
+    writeln!(output, "why: {}", sentence(board, &rules, &explanation))?;
     let principal = if info.principal_variation.is_empty() {
         vec![result.best_turn.clone()]
     } else {
@@ -263,9 +271,34 @@ pub fn check_turn(
     None
 }
 
+/// A value drop, in [-1, 1] for the mover, from the engine's value before
+/// a turn to its value after it, that `annotate` marks as a mistake: half
+/// the range, a quarter of the win probability.
+pub const VALUE_DROP: f32 = 0.5;
+
+/// One annotated turn whose line waits for the next search: the value
+/// after a turn is the opponent's value of the next position.
+struct Pending {
+    /// The turn's line, with its exact blunder if any.
+    line: String,
+    /// Who played it.
+    mover: usize,
+    /// The engine's value before it, for the mover.
+    before: f32,
+    /// Whether the engine would have played another turn.
+    differs: bool,
+    /// Whether an exact blunder was found (a value drop is not marked twice).
+    blunder: bool,
+    /// `better: ...`, the engine's turn and its explanation.
+    better: String,
+}
+
 /// Annotates every turn of a record: the engine's value before the turn,
-/// its preferred turn where it differs, and the exact blunder checks.
-/// Returns the number of blunders found.
+/// its preferred turn where it differs, the exact blunder checks and the
+/// large value drops ([`VALUE_DROP`]); each blunder and drop gets the
+/// engine's better turn and the sentence that says why (the explanation
+/// the protocol's `info string explain` writes). Returns the number of
+/// exact blunders found.
 ///
 /// # Errors
 /// A failed write.
@@ -280,6 +313,8 @@ pub fn annotate(
     let mut searcher = Searcher::new(settings.options.clone());
     let mut solver = Solver::default();
     let mut blunders = [0usize; 2];
+    let mut mistakes = [0usize; 2];
+    let mut pending: Option<Pending> = None;
     // The start-of-turn hashes before each turn, for the search's repetitions.
     let hashes = walk.history.earlier_hashes();
     for (index, turn) in walk.turns.iter().enumerate() {
@@ -295,6 +330,7 @@ pub fn annotate(
         let played_text = format_named_turn(board, &rules, actions, discovery_names, style);
         let name = record.header.player_name(*mover).unwrap_or("?");
         if board.position.in_setup() {
+            flush(output, pending.take(), None, &mut mistakes)?;
             writeln!(output, "{number}) {name}: {played_text}  (setup)")?;
             continue;
         }
@@ -303,15 +339,17 @@ pub fn annotate(
             history: hashes[..index].to_vec(),
         };
         let result = search(&mut searcher, &subject, &settings.limits);
+        flush(output, pending.take(), Some(-result.value), &mut mistakes)?;
         let mut line = format!(
             "{number}) {name}: {played_text}  [{}]",
             value_text(result.value, result.win_probability())
         );
         let played_hash = result_hash(&board.position, actions, &rules);
         let preferred_hash = result_hash(&board.position, &result.best_turn, &rules);
+        let differs = played_hash.is_none() || played_hash != preferred_hash;
         if turn.outcome == Outcome::Win(*mover) {
             line.push_str("  wins the game");
-        } else if played_hash.is_some() && played_hash == preferred_hash {
+        } else if !differs {
             line.push_str("  engine agrees");
         } else {
             line.push_str(&format!(
@@ -319,31 +357,33 @@ pub fn annotate(
                 format_turn(board, &rules, &result.best_turn, style)
             ));
         }
-        match check_turn(&board.position, actions, &rules, &mut solver) {
-            Some(Blunder::MissedWin(win)) => {
-                blunders[mover.index()] += 1;
-                line.push_str(&format!(
-                    "\n    ?? blunder: throws away a win; this turn won at once: {}",
-                    format_turn(board, &rules, &win, style)
-                ));
-            }
-            Some(Blunder::AllowsLoss(reply)) => {
-                blunders[mover.index()] += 1;
-                let mut after = board.clone();
-                let mut played = NamedTurn::new(actions);
-                played.names.clone_from(discovery_names);
-                let reply_text = match played.replay(&mut after, &rules) {
-                    Ok(()) => format_turn(&after, &rules, &reply, style),
-                    Err(_) => "?".to_string(),
-                };
-                line.push_str(&format!(
-                    "\n    ?? blunder: walks into an immediate loss although a safe turn existed; the opponent wins with: {reply_text}"
-                ));
-            }
-            None => {}
+        let verdict = check_turn(&board.position, actions, &rules, &mut solver);
+        if let Some(blunder) = &verdict {
+            blunders[mover.index()] += 1;
+            line.push_str(&blunder_text(blunder, turn, &rules, style));
         }
-        writeln!(output, "{line}")?;
+        let explanation = explain(&board.position, &rules, &settings.options.tunables, &result);
+        pending = Some(Pending {
+            line,
+            mover: mover.index(),
+            before: result.value,
+            differs: differs && turn.outcome != Outcome::Win(*mover),
+            blunder: verdict.is_some(),
+            better: better_text(
+                &format_turn(board, &rules, &result.best_turn, style),
+                &sentence(board, &rules, &explanation),
+            ),
+        });
     }
+    let end_value = match (&pending, walk.status) {
+        (Some(last), GameStatus::Over(result)) => Some(match result.outcome {
+            Outcome::Win(winner) if winner.index() == last.mover => 1.0,
+            Outcome::Win(_) => -1.0,
+            _ => 0.0,
+        }),
+        _ => None,
+    };
+    flush(output, pending.take(), end_value, &mut mistakes)?;
     if let Some(illegal) = &walk.illegal {
         writeln!(output, "the replay stops: {illegal}")?;
     }
@@ -356,6 +396,15 @@ pub fn annotate(
         .collect();
     writeln!(
         output,
+        "value drops: {} ({}: {}, {}: {})",
+        mistakes[0] + mistakes[1],
+        names[0],
+        mistakes[0],
+        names[1],
+        mistakes[1]
+    )?;
+    writeln!(
+        output,
         "blunders: {} ({}: {}, {}: {})",
         blunders[0] + blunders[1],
         names[0],
@@ -364,6 +413,70 @@ pub fn annotate(
         blunders[1]
     )?;
     Ok(blunders[0] + blunders[1])
+}
+
+/// `better: <why>` when the sentence names the turn (a win, an expected
+/// line), else `better: <turn>: <why>`.
+fn better_text(turn: &str, why: &str) -> String {
+    if why.contains(turn) {
+        format!("better: {why}")
+    } else {
+        format!("better: {turn}: {why}")
+    }
+}
+
+/// The `?? blunder: ...` text of an exact blunder of `turn`.
+fn blunder_text(blunder: &Blunder, turn: &ReplayedTurn, rules: &Rules, style: Style) -> String {
+    let board = &turn.board;
+    match blunder {
+        Blunder::MissedWin(win) => format!(
+            "\n    ?? blunder: throws away a win; this turn won at once: {}",
+            format_turn(board, rules, win, style)
+        ),
+        Blunder::AllowsLoss(reply) => {
+            let mut after = board.clone();
+            let mut played = NamedTurn::new(&turn.actions);
+            played.names.clone_from(&turn.names);
+            let reply_text = match played.replay(&mut after, rules) {
+                Ok(()) => format_turn(&after, rules, reply, style),
+                Err(_) => "?".to_string(),
+            };
+            format!(
+                "\n    ?? blunder: walks into an immediate loss although a safe turn existed; the opponent wins with: {reply_text}"
+            )
+        }
+    }
+}
+
+/// Writes a pending turn's line once the value after it is known (`after`,
+/// for its mover; `None` when not known): an exact blunder, or a drop of
+/// [`VALUE_DROP`] or more where the engine preferred another turn, gets the
+/// engine's better turn and why.
+fn flush(
+    output: &mut dyn Write,
+    pending: Option<Pending>,
+    after: Option<f32>,
+    mistakes: &mut [usize; 2],
+) -> std::io::Result<()> {
+    let Some(pending) = pending else {
+        return Ok(());
+    };
+    let mut line = pending.line;
+    let dropped = after.filter(|&after| {
+        pending.differs && !pending.blunder && pending.before - after >= VALUE_DROP
+    });
+    if let Some(after) = dropped {
+        mistakes[pending.mover] += 1;
+        line.push_str(&format!(
+            "\n    ? value drop: win probability {:.1}% before, {:.1}% after",
+            win_probability(pending.before) * 100.0,
+            win_probability(after) * 100.0
+        ));
+    }
+    if pending.blunder || dropped.is_some() {
+        line.push_str(&format!("\n    {}", pending.better));
+    }
+    writeln!(output, "{line}")
 }
 
 /// The hash of the position after a turn, if it plays.

@@ -346,15 +346,19 @@ pub struct TurnReply<'a> {
     pub sdg: &'a str,
     /// Its protocol token.
     pub token: &'a str,
+    /// Why the engine that played it did so (its `info string explain`
+    /// sentence), or `null`: a person's turn, or an engine that said nothing.
+    pub explanation: Option<&'a str>,
 }
 
 impl<'a> TurnReply<'a> {
-    /// The reply for `turn`.
-    fn new(turn: &'a PlayedTurn) -> TurnReply<'a> {
+    /// The reply for `turn`, with its explanation if any.
+    fn new(turn: &'a PlayedTurn, explanation: Option<&'a String>) -> TurnReply<'a> {
         TurnReply {
             mover: turn.mover.index(),
             sdg: &turn.sdg,
             token: &turn.token,
+            explanation: explanation.map(String::as_str),
         }
     }
 }
@@ -506,7 +510,11 @@ impl StateReply<'_> {
             board: BoardReply::new(game.board_at(shown)),
             your_turn: state.person_to_move(),
             result: game.over_text(),
-            turns: game.turns().iter().map(TurnReply::new).collect(),
+            turns: (game.turns().iter().enumerate())
+                .map(|(ply, turn)| {
+                    TurnReply::new(turn, state.explanations.get(ply).and_then(Option::as_ref))
+                })
+                .collect(),
             evaluations: &state.evaluations,
             analysing: state.analysing,
             scanning: state.scan_nodes.is_some(),

@@ -131,6 +131,7 @@ impl State {
             slot.started = Some(Instant::now());
             slot.stopping = false;
             slot.result_line = None;
+            slot.explanation = None;
             for line in lines {
                 if !self.send(index, &line) {
                     break;
@@ -262,6 +263,8 @@ impl State {
             EngineEvent::Reply(Reply::InfoString(text)) => {
                 if text.starts_with("result") {
                     self.engines[index].result_line = Some(text);
+                } else if let Some(sentence) = text.strip_prefix("explain ") {
+                    self.engines[index].explanation = Some(sentence.to_string());
                 } else if text.starts_with("error") {
                     self.tell(format!("engine {}: {text}", index + 1), true);
                 }
@@ -371,6 +374,9 @@ impl State {
                 Ok(()) => {
                     self.charge_clock(tag.mover);
                     self.game_changed();
+                    if let Some(last) = self.explanations.last_mut() {
+                        last.clone_from(&self.engines[index].explanation);
+                    }
                     if let Some(over) = self.game.over_text() {
                         self.tell(format!("game over: {over}"), false);
                     }

@@ -183,6 +183,10 @@ pub struct EngineSlot {
     started: Option<Instant>,
     /// The last `info string result` line, for `bestmove (none)`.
     result_line: Option<String>,
+    /// The sentence of the last `info string explain` line of the search
+    /// running or last ended (protocol.md): why the engine plays its turn,
+    /// shown under that turn and under a hint.
+    pub explanation: Option<String>,
     /// The `Rules` option last sent (setting it clears the engine's tree).
     rules_sent: Option<&'static str>,
     /// The level last sent; `None` while the engine plays at the strength
@@ -234,6 +238,8 @@ pub struct State {
     pub turn_started: Instant,
     /// Player 0's win probability (per mille) before each turn, as far as known.
     pub evaluations: Vec<Option<u64>>,
+    /// Each turn's explanation, where an engine played it and said why.
+    pub explanations: Vec<Option<String>>,
     /// The last message for the person (an error or a notice).
     pub message: String,
     /// Whether [`State::message`] reports an error.
@@ -284,6 +290,7 @@ impl Shared {
             finished: None,
             started: None,
             result_line: None,
+            explanation: None,
             rules_sent: None,
             level_sent: None,
         };
@@ -308,6 +315,7 @@ impl Shared {
                 clocks: [0, 0],
                 turn_started: Instant::now(),
                 evaluations: vec![None],
+                explanations: Vec::new(),
                 message: String::new(),
                 message_is_error: false,
                 paused: false,
@@ -403,6 +411,7 @@ impl State {
             self.game.turns().len()
         };
         self.evaluations = vec![None; self.game.turns().len() + 1];
+        self.explanations = vec![None; self.game.turns().len()];
         self.analysis = Analysis::default();
         self.scan_nodes = None;
         self.paused = false;
@@ -512,6 +521,7 @@ impl State {
         self.game_id += 1;
         let length = self.game.turns().len() + 1;
         self.evaluations.resize(length, None);
+        self.explanations.resize(length - 1, None);
         if self.mode != Mode::Review || self.cursor > length - 1 {
             self.cursor = length - 1;
         }
