@@ -181,7 +181,8 @@ fn red_alert(browser: &Browser, port: u16) {
     browser.screenshot("learn-04-red-alert-taken-back");
 }
 
-/// Tactical Computer: a hint shown and a token spent.
+/// Tactical Computer: a hint shown with the engine's explanation, and a
+/// token spent.
 fn tactical_computer(browser: &Browser, port: u16) {
     new_game(
         browser,
@@ -196,11 +197,20 @@ fn tactical_computer(browser: &Browser, port: u16) {
     browser.click("#hint");
     browser.wait_for(
         "the hint",
-        "return document.getElementById('hint-text').textContent.includes('Tactical Computer suggests: ') && document.getElementById('hint').dataset.tokens === '1' ? 'yes' : 'no'",
+        "return document.getElementById('hint-text').textContent.includes('Tactical Computer suggests: ') && document.getElementById('hint').dataset.tokens === '1' && document.querySelector('#hint-text .explanation') ? 'yes' : 'no'",
     );
     browser.screenshot("learn-05-hint");
     let state = state_when(port, "the token spent", |state| state["tokens"] == 1);
     assert!(state["hint"].is_string(), "{state}");
+    let why = state["hintExplanation"].as_str().unwrap_or_default();
+    assert!(
+        !why.is_empty(),
+        "the hint comes with the engine's explanation: {state}"
+    );
+    assert_eq!(
+        browser.script("return document.querySelector('#hint-text .explanation').textContent"),
+        why
+    );
     assert_eq!(state["length"], 2, "a hint plays no turn: {state}");
 }
 

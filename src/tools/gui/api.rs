@@ -475,6 +475,9 @@ pub struct StateReply<'a> {
     pub hinting: bool,
     /// The hint for the shown position, or `null`.
     pub hint: Option<&'a str>,
+    /// Why the engine suggests the hint (its `info string explain`
+    /// sentence), or `null`.
+    pub hint_explanation: Option<&'a str>,
     /// Whether the person may use Brain Transference now.
     pub can_swap: bool,
 }
@@ -551,6 +554,11 @@ impl StateReply<'_> {
                 .as_ref()
                 .filter(|hint| hint.game_id == state.game_id && hint.ply == shown)
                 .map(|hint| hint.turn.as_str()),
+            hint_explanation: state
+                .hint
+                .as_ref()
+                .filter(|hint| hint.game_id == state.game_id && hint.ply == shown)
+                .and_then(|hint| hint.explanation.as_deref()),
             can_swap: state.can_swap(),
         }
     }

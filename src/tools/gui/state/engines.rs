@@ -362,7 +362,8 @@ impl State {
             }
         }
         if tag.purpose == Purpose::Hint && !stopped && still_wanted {
-            self.hint_given(tag, turn);
+            let explanation = self.engines[index].explanation.clone();
+            self.hint_given(tag, turn, explanation);
             return;
         }
         if tag.purpose != Purpose::Turn || stopped || !still_wanted {
@@ -406,9 +407,9 @@ impl State {
 }
 
 impl State {
-    /// A hint search ended with `turn`: it is shown, and a rationed token
-    /// is spent.
-    fn hint_given(&mut self, tag: SearchTag, turn: Option<String>) {
+    /// A hint search ended with `turn`, which the engine explained with
+    /// `explanation`: both are shown, and a rationed token is spent.
+    fn hint_given(&mut self, tag: SearchTag, turn: Option<String>, explanation: Option<String>) {
         self.hint_wanted = None;
         let board = self.game.board_at(tag.ply).clone();
         let Some(text) =
@@ -426,6 +427,7 @@ impl State {
             game_id: tag.game_id,
             ply: tag.ply,
             turn: text,
+            explanation,
         });
     }
 }

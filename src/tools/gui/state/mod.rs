@@ -204,6 +204,8 @@ pub struct Hint {
     pub ply: usize,
     /// The suggested turn, in SDG form.
     pub turn: String,
+    /// Why the engine suggests it: its `info string explain` sentence.
+    pub explanation: Option<String>,
 }
 
 /// Everything the page shows. See the module docs.
