@@ -260,20 +260,17 @@ impl Searcher {
             Examined::Decided(result) => return result,
             Examined::Search(check) => check,
         };
-        // Far ahead, the root first looks for a forced win in two. With one
-        // thread that search comes before the tree's; with more, the calling
-        // thread runs it while the helpers already grow the tree, so that
-        // they do not wait for it (on 16 threads it took about a tenth of
-        // the bench's time).
-        let attack_budget = if check.in_check {
-            None
-        } else {
-            self.attack_budget(job, plan.soft)
-        };
+        // The root first looks for a forced win in two, in check too (a plan
+        // whose first turn leaves the opponent no win at once is a safe turn
+        // that wins). With one thread that search comes before the tree's;
+        // with more, the calling thread runs it while the helpers already
+        // grow the tree, so that they do not wait for it (on 16 threads it
+        // took about a tenth of the bench's time).
+        let attack_budget = self.attack_budget(job, plan.soft);
         let overlap = self.options.threads > 1;
-        if let (Some(budget), false) = (attack_budget, overlap) {
+        if !overlap {
             let memory = &mut self.attack_memory;
-            if let Some(turn) = winning_turn(memory, job, &rules, budget) {
+            if let Some(turn) = winning_turn(memory, job, &rules, attack_budget) {
                 return forced_win(turn, job.start);
             }
         }
@@ -294,10 +291,10 @@ impl Searcher {
         }
         let mut attack_memory = std::mem::take(&mut self.attack_memory);
         let mut attack_turn = None;
-        let prelude = attack_budget.filter(|_| overlap).map(|budget| {
+        let prelude = overlap.then(|| {
             let (memory, found) = (&mut attack_memory, &mut attack_turn);
             Box::new(move || {
-                *found = winning_turn(memory, job, &rules, budget);
+                *found = winning_turn(memory, job, &rules, attack_budget);
                 found.is_some()
             }) as Box<dyn FnOnce() -> bool + '_>
         });
@@ -383,13 +380,13 @@ impl Searcher {
         }
     }
 
-    /// Far ahead (see `threats::ATTACK_FROM`), the budget of the search for
-    /// a forced win in two; `None` when the root is not far enough ahead.
-    fn attack_budget(&mut self, job: &Job, soft: Option<Duration>) -> Option<ThreatBudget> {
+    /// The budget of the search for a forced win in two, larger far ahead
+    /// (see `threats::attack_budget`).
+    fn attack_budget(&mut self, job: &Job, soft: Option<Duration>) -> ThreatBudget {
         let rules = &self.options.rules;
         let tunables = &self.options.tunables;
         let value = super::static_evaluation_using(job.position, rules, tunables, &mut self.solver);
-        (value >= threats::ATTACK_FROM).then(|| threats::attack_budget(job.limits, soft))
+        threats::attack_budget(job.limits, soft, value)
     }
 
     /// Places the root in the tree and searches it until the limits, the

@@ -94,7 +94,7 @@ mod verifier;
 use crate::rules::{Action, Outcome, Position, Rules};
 
 pub use budget::ThreatBudget;
-pub(super) use budget::{attack_budget, root_budget, ATTACK_FROM};
+pub(super) use budget::{attack_budget, root_budget};
 pub use checker::ThreatChecker;
 pub(super) use crew::Crew;
 pub(super) use verifier::RootVerifier;
