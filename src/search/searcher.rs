@@ -266,7 +266,7 @@ impl Searcher {
         // with more, the calling thread runs it while the helpers already
         // grow the tree, so that they do not wait for it (on 16 threads it
         // took about a tenth of the bench's time).
-        let attack_budget = self.attack_budget(job, plan.soft);
+        let attack_budget = self.attack_budget(job, plan.soft, check.in_check);
         let overlap = self.options.threads > 1;
         if !overlap {
             let memory = &mut self.attack_memory;
@@ -381,12 +381,12 @@ impl Searcher {
     }
 
     /// The budget of the search for a forced win in two, larger far ahead
-    /// (see `threats::attack_budget`).
-    fn attack_budget(&mut self, job: &Job, soft: Option<Duration>) -> ThreatBudget {
+    /// and out of check (see `threats::attack_budget`).
+    fn attack_budget(&mut self, job: &Job, soft: Option<Duration>, in_check: bool) -> ThreatBudget {
         let rules = &self.options.rules;
         let tunables = &self.options.tunables;
         let value = super::static_evaluation_using(job.position, rules, tunables, &mut self.solver);
-        threats::attack_budget(job.limits, soft, value)
+        threats::attack_budget(job.limits, soft, value, in_check)
     }
 
     /// Places the root in the tree and searches it until the limits, the
