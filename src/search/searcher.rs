@@ -260,17 +260,18 @@ impl Searcher {
             Examined::Decided(result) => return result,
             Examined::Search(check) => check,
         };
-        // The root first looks for a forced win in two, in check too (a plan
-        // whose first turn leaves the opponent no win at once is a safe turn
-        // that wins). With one thread that search comes before the tree's;
+        // The root first looks for a forced win in two: on the clock far
+        // ahead and out of check, under a node limit always (a plan whose
+        // first turn leaves the opponent no win at once is a safe turn that
+        // wins, in check too). With one thread that search comes before the tree's;
         // with more, the calling thread runs it while the helpers already
         // grow the tree, so that they do not wait for it (on 16 threads it
         // took about a tenth of the bench's time).
         let attack_budget = self.attack_budget(job, plan.soft, check.in_check);
         let overlap = self.options.threads > 1;
-        if !overlap {
+        if let (Some(budget), false) = (attack_budget, overlap) {
             let memory = &mut self.attack_memory;
-            if let Some(turn) = winning_turn(memory, job, &rules, attack_budget) {
+            if let Some(turn) = winning_turn(memory, job, &rules, budget) {
                 return forced_win(turn, job.start);
             }
         }
@@ -291,10 +292,10 @@ impl Searcher {
         }
         let mut attack_memory = std::mem::take(&mut self.attack_memory);
         let mut attack_turn = None;
-        let prelude = overlap.then(|| {
+        let prelude = attack_budget.filter(|_| overlap).map(|budget| {
             let (memory, found) = (&mut attack_memory, &mut attack_turn);
             Box::new(move || {
-                *found = winning_turn(memory, job, &rules, attack_budget);
+                *found = winning_turn(memory, job, &rules, budget);
                 found.is_some()
             }) as Box<dyn FnOnce() -> bool + '_>
         });
@@ -380,9 +381,14 @@ impl Searcher {
         }
     }
 
-    /// The budget of the search for a forced win in two, larger far ahead
-    /// and out of check (see `threats::attack_budget`).
-    fn attack_budget(&mut self, job: &Job, soft: Option<Duration>, in_check: bool) -> ThreatBudget {
+    /// The budget of the search for a forced win in two, or `None` where the
+    /// root does not look (see `threats::attack_budget`).
+    fn attack_budget(
+        &mut self,
+        job: &Job,
+        soft: Option<Duration>,
+        in_check: bool,
+    ) -> Option<ThreatBudget> {
         let rules = &self.options.rules;
         let tunables = &self.options.tunables;
         let value = super::static_evaluation_using(job.position, rules, tunables, &mut self.solver);

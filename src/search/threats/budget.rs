@@ -16,9 +16,9 @@
 //!   balances the two costs: a quarter takes more from the tree than the
 //!   checks win back, and a sixteenth wins no more games than an eighth;
 //! - the search for the mover's own forced win in two, before the tree's,
-//!   gets [`ATTACK_SHARE`] of the time when far ahead ([`ATTACK_FROM`]) and
-//!   out of check, [`LEVEL_ATTACK_SHARE`] otherwise, and a quarter of the
-//!   work;
+//!   gets [`ATTACK_SHARE`] of the time and a quarter of the work; on the
+//!   clock it runs only far ahead ([`ATTACK_FROM`]) and out of check, under
+//!   a node limit always;
 //! - after `stop` ends an infinite search the answer is awaited, so its
 //!   check gets the short deadline of the in-search ones
 //!   ([`INFINITE_CHECK_TIME`]).
@@ -93,24 +93,28 @@ pub(in crate::search) fn root_budget(
 
 /// The budget of the search for the mover's own win in two, whose static
 /// value is `value`: [`root_budget`] with [`ATTACK_SHARE`] of the planned
-/// time far ahead ([`ATTACK_FROM`]) and out of check, [`LEVEL_ATTACK_SHARE`]
-/// otherwise, and a quarter of its work either way.
+/// time and a quarter of its work. `None` where the root does not look:
+/// on the clock, unless far ahead ([`ATTACK_FROM`]) and out of check.
+/// Under a node limit the root looks in every position, in check too: the
+/// check's work is then in proportion to the nodes, the answer exact and
+/// deterministic, and every win in two of the winners' positions in the
+/// SDG records is found. On the clock the same look cost strength (see
+/// [`ATTACK_FROM`]).
 pub(in crate::search) fn attack_budget(
     limits: &SearchLimits,
     soft: Option<Duration>,
     value: f32,
     in_check: bool,
-) -> ThreatBudget {
-    let share = if value >= ATTACK_FROM && !in_check {
-        ATTACK_SHARE
-    } else {
-        LEVEL_ATTACK_SHARE
-    };
-    let budget = root_budget(limits, soft, share);
-    ThreatBudget {
-        work: budget.work / 4,
-        ..budget
-    }
+) -> Option<ThreatBudget> {
+    let far_ahead = value >= ATTACK_FROM && !in_check;
+    let node_limited = soft.is_none() && limits.nodes.is_some() && !limits.infinite;
+    (far_ahead || node_limited).then(|| {
+        let budget = root_budget(limits, soft, ATTACK_SHARE);
+        ThreatBudget {
+            work: budget.work / 4,
+            ..budget
+        }
+    })
 }
 
 /// The static value (for the side to move, in [-1, 1]) from which the
@@ -121,19 +125,15 @@ pub(in crate::search) fn attack_budget(
 /// (decision `forced-win-in-two`) unless it leads back to an earlier
 /// position. Thresholds from 0.1 to 0.5, and shares of the time from 0.15
 /// to 0.6, play alike in self-play at 100 ms a turn.
+///
+/// Below it (a seventh of the winners' positions two turns before the end
+/// of the SDG records) and in check, the look costs strength on the clock
+/// though it finds wins: at 20 ms a turn against the build that looked
+/// only from here, a fifth of the time there lost 36-79-6, a twentieth
+/// 108-142-34, a twentieth with work held to the time 36-58-11, while at
+/// 1,500 nodes, where time is free, the look played even (100-100-16).
 pub(in crate::search) const ATTACK_FROM: f32 = 0.3;
 
 /// The share of the planned time the search for the mover's own forced win
 /// may take far ahead: it runs before the tree, which still has the rest.
 const ATTACK_SHARE: f32 = 0.4;
-
-/// The share of the planned time the search for the mover's own forced win
-/// may take when not far ahead, or in check. Wins in two are found there
-/// too: in the winners' positions two turns before the end of the SDG
-/// records, one in seven has a static value below [`ATTACK_FROM`], and a
-/// look only from there left them all to the tree; most take the checker
-/// under a millisecond. But these are most of a game's positions and
-/// seldom hold a win, so the share is small: a fifth of the time there lost
-/// 36-79-6 at 20 ms a turn against the look only far ahead and out of check
-/// (even at 1,500 nodes, where the time is free).
-const LEVEL_ATTACK_SHARE: f32 = 0.05;
