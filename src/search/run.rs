@@ -46,7 +46,7 @@
 //! as a proven loss), adds the time the checks were credited to the
 //! search's ([`Controller::extend`]), holds the search to its hard limit
 //! while a danger is open, and reports progress. The root's own search for
-//! a forced win in two, far ahead, runs before the calling thread's first
+//! a forced win in two runs before the calling thread's first
 //! iteration ([`RunPlan::prelude`]) while the helpers already grow the
 //! tree, so that no thread waits for it.
 

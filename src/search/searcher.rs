@@ -260,16 +260,14 @@ impl Searcher {
             Examined::Decided(result) => return result,
             Examined::Search(check) => check,
         };
-        // Far ahead, the root first looks for a forced win in two. With one
-        // thread that search comes before the tree's; with more, the calling
-        // thread runs it while the helpers already grow the tree, so that
-        // they do not wait for it (on 16 threads it took about a tenth of
-        // the bench's time).
-        let attack_budget = if check.in_check {
-            None
-        } else {
-            self.attack_budget(job, plan.soft)
-        };
+        // The root first looks for a forced win in two: on the clock far
+        // ahead and out of check, under a node limit always (a plan whose
+        // first turn leaves the opponent no win at once is a safe turn that
+        // wins, in check too). With one thread that search comes before the tree's;
+        // with more, the calling thread runs it while the helpers already
+        // grow the tree, so that they do not wait for it (on 16 threads it
+        // took about a tenth of the bench's time).
+        let attack_budget = self.attack_budget(job, plan.soft, check.in_check);
         let overlap = self.options.threads > 1;
         if let (Some(budget), false) = (attack_budget, overlap) {
             let memory = &mut self.attack_memory;
@@ -383,13 +381,18 @@ impl Searcher {
         }
     }
 
-    /// Far ahead (see `threats::ATTACK_FROM`), the budget of the search for
-    /// a forced win in two; `None` when the root is not far enough ahead.
-    fn attack_budget(&mut self, job: &Job, soft: Option<Duration>) -> Option<ThreatBudget> {
+    /// The budget of the search for a forced win in two, or `None` where the
+    /// root does not look (see `threats::attack_budget`).
+    fn attack_budget(
+        &mut self,
+        job: &Job,
+        soft: Option<Duration>,
+        in_check: bool,
+    ) -> Option<ThreatBudget> {
         let rules = &self.options.rules;
         let tunables = &self.options.tunables;
         let value = super::static_evaluation_using(job.position, rules, tunables, &mut self.solver);
-        (value >= threats::ATTACK_FROM).then(|| threats::attack_budget(job.limits, soft))
+        threats::attack_budget(job.limits, soft, value, in_check)
     }
 
     /// Places the root in the tree and searches it until the limits, the

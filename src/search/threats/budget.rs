@@ -15,9 +15,10 @@
 //!   that the tree keeps the time it had. An eighth
 //!   balances the two costs: a quarter takes more from the tree than the
 //!   checks win back, and a sixteenth wins no more games than an eighth;
-//! - the search for the mover's own forced win when far ahead
-//!   ([`ATTACK_FROM`]) gets [`ATTACK_SHARE`] of the time and a quarter of
-//!   the work;
+//! - the search for the mover's own forced win in two, before the tree's,
+//!   gets [`ATTACK_SHARE`] of the time and a quarter of the work; on the
+//!   clock it runs only far ahead ([`ATTACK_FROM`]) and out of check, under
+//!   a node limit always;
 //! - after `stop` ends an infinite search the answer is awaited, so its
 //!   check gets the short deadline of the in-search ones
 //!   ([`INFINITE_CHECK_TIME`]).
@@ -90,30 +91,49 @@ pub(in crate::search) fn root_budget(
     ThreatBudget { work, deadline }
 }
 
-/// The budget of the search for the mover's own win in two when it is far
-/// ahead ([`ATTACK_FROM`]): [`root_budget`] with [`ATTACK_SHARE`] of the
-/// planned time and a quarter of its work.
+/// The budget of the search for the mover's own win in two, whose static
+/// value is `value`: [`root_budget`] with [`ATTACK_SHARE`] of the planned
+/// time and a quarter of its work. `None` where the root does not look:
+/// on the clock, unless far ahead ([`ATTACK_FROM`]) and out of check.
+/// Under a node limit the root looks in every position, in check too: the
+/// check's work is then in proportion to the nodes, the answer exact and
+/// deterministic, and every win in two of the winners' positions in the
+/// SDG records is found. On the clock the same look cost strength (see
+/// [`ATTACK_FROM`]).
 pub(in crate::search) fn attack_budget(
     limits: &SearchLimits,
     soft: Option<Duration>,
-) -> ThreatBudget {
-    let budget = root_budget(limits, soft, ATTACK_SHARE);
-    ThreatBudget {
-        work: budget.work / 4,
-        ..budget
-    }
+    value: f32,
+    in_check: bool,
+) -> Option<ThreatBudget> {
+    let far_ahead = value >= ATTACK_FROM && !in_check;
+    let node_limited = soft.is_none() && limits.nodes.is_some() && !limits.infinite;
+    (far_ahead || node_limited).then(|| {
+        let budget = root_budget(limits, soft, ATTACK_SHARE);
+        ThreatBudget {
+            work: budget.work / 4,
+            ..budget
+        }
+    })
 }
 
-/// The static value (for the side to move, in [-1, 1]) from which the root
-/// looks for a forced win in two before searching, when it is not in
-/// check: far ahead, the tree's leaf values are all high and it can
-/// shuffle until the turn limit, ending a won game in a draw, while an
-/// exact plan ends it. The searcher plays a plan it finds
-/// at once (decision `forced-win-in-two`) unless it leads back to an
-/// earlier position. Thresholds from 0.1 to 0.5, and shares of the time
-/// from 0.15 to 0.6, play alike in self-play at 100 ms a turn.
+/// The static value (for the side to move, in [-1, 1]) from which the
+/// search for its own forced win in two gets the larger share of the time
+/// ([`ATTACK_SHARE`]): far ahead, the tree's leaf values are all high and
+/// it can shuffle until the turn limit, ending a won game in a draw, while
+/// an exact plan ends it. The searcher plays a plan it finds at once
+/// (decision `forced-win-in-two`) unless it leads back to an earlier
+/// position. Thresholds from 0.1 to 0.5, and shares of the time from 0.15
+/// to 0.6, play alike in self-play at 100 ms a turn.
+///
+/// Below it (a seventh of the winners' positions two turns before the end
+/// of the SDG records) and in check, the look costs strength on the clock
+/// though it finds wins: at 20 ms a turn against the build that looked
+/// only from here, a fifth of the time there lost 36-79-6, a twentieth
+/// 108-142-34, a twentieth with work held to the time 36-58-11, while at
+/// 1,500 nodes, where time is free, the look played even (100-100-16).
 pub(in crate::search) const ATTACK_FROM: f32 = 0.3;
 
 /// The share of the planned time the search for the mover's own forced win
-/// may take: it runs before the tree, which still has the rest.
+/// may take far ahead: it runs before the tree, which still has the rest.
 const ATTACK_SHARE: f32 = 0.4;

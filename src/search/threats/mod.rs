@@ -81,6 +81,10 @@
 //! the engine at a node limit answers each with a defence, judged by the
 //! exact checker; its ignored tests prove each position a threat with a
 //! defence, and judge the answers of timed searches.
+//! `positions/tactics/win_in_two.txt` holds the other side: positions
+//! from real games (and a composed problem) where the side to move forces
+//! a win in two, and `tests/win_in_two.rs` checks that the binary's turn
+//! there forces it, judged by listing every reply.
 
 mod budget;
 mod candidates;
@@ -94,7 +98,7 @@ mod verifier;
 use crate::rules::{Action, Outcome, Position, Rules};
 
 pub use budget::ThreatBudget;
-pub(super) use budget::{attack_budget, root_budget, ATTACK_FROM};
+pub(super) use budget::{attack_budget, root_budget};
 pub use checker::ThreatChecker;
 pub(super) use crew::Crew;
 pub(super) use verifier::RootVerifier;
