@@ -74,8 +74,9 @@ pub enum Decision {
     Search,
     /// A turn that eliminates the opponent at once.
     ImmediateWin,
-    /// Far ahead, the first turn of a plan that wins by force on the next
-    /// turn: every reply of the opponent leaves a win at once.
+    /// The first turn of a plan that wins by force on the next turn: every
+    /// reply of the opponent leaves a win at once. Looked for on the clock
+    /// only far ahead and out of check, under a node limit everywhere.
     ForcedWinInTwo,
     /// The only turn after which the opponent cannot win at once.
     OnlySafeTurn,

@@ -23,10 +23,12 @@
 //!    search takes its candidates from them; a listing cut short leaves the
 //!    tree every turn, and the classification is resumed after the search
 //!    only if none of the tree's turns is safe.
-//! 3. Far ahead by the static value and not in check, the root looks for a
-//!    forced win in two (a turn after which every reply leaves a win at
-//!    once) and plays it at once: far ahead, every leaf looks won, and the
-//!    tree alone can shuffle until the turn limit.
+//! 3. The root looks for a forced win in two (a turn after which every
+//!    reply leaves a win at once) and plays it at once: far ahead, every
+//!    leaf looks won, and the tree alone can shuffle until the turn limit.
+//!    On the clock it looks only far ahead by the static value and out of
+//!    check (looking everywhere cost strength at 20 ms a turn); under a
+//!    node limit, whose work is not counted in time, in every position.
 //! 4. During the search the two-turn checker (`search::threats`) looks at the
 //!    tree's best turn for opponent plans that need one preparatory turn
 //!    (a sacrifice-move catastrophe gathered at a home, a Bluebird, a
