@@ -43,6 +43,13 @@ fn wait_for_position(browser: &Browser, position: &str) {
     );
 }
 
+/// A screenshot of the page from its top, where the board and the puzzle
+/// panel are.
+fn shot(browser: &Browser, name: &str) {
+    browser.script("window.scrollTo(0, 0); return 'scrolled'");
+    browser.screenshot(name);
+}
+
 /// The text of an element.
 fn text(browser: &Browser, id: &str) -> String {
     browser.script(&format!(
@@ -69,10 +76,19 @@ fn a_puzzle_is_solved_by_clicking_and_another_failed_with_its_refutation() {
     wait_for_position(&browser, position);
     assert!(text(&browser, "puzzle-goal").contains("win this turn"));
     assert_eq!(
+        browser.script("return [...document.querySelectorAll('#modes button.active')].map(b => b.textContent).join()"),
+        "Puzzles"
+    );
+    // The engine's analysis, which would give the answer away, is off.
+    assert_eq!(
+        browser.script("return document.getElementById('analyse').checked ? 'on' : 'off'"),
+        "off"
+    );
+    assert_eq!(
         text(&browser, "puzzle-source"),
         "From SDG game 608, turn 50"
     );
-    browser.screenshot("puzzle-shown");
+    shot(&browser, "puzzle-shown");
 
     // The winning turn, clicked action by action in the legal actions list.
     let board = hwpn::parse(position).unwrap();
@@ -104,7 +120,7 @@ fn a_puzzle_is_solved_by_clicking_and_another_failed_with_its_refutation() {
     assert_eq!(text(&browser, "puzzle-mark"), "you solved this one");
     // The answer was judged, not played: the board still shows the puzzle.
     wait_for_position(&browser, position);
-    browser.screenshot("puzzle-solved");
+    shot(&browser, "puzzle-solved");
 
     // A material puzzle, failed with the turn the engine played in its game.
     browser.script(
@@ -131,7 +147,7 @@ fn a_puzzle_is_solved_by_clicking_and_another_failed_with_its_refutation() {
     let refutation = text(&browser, "puzzle-refutation");
     assert!(refutation.starts_with("Refutation: "), "{refutation}");
     assert!(refutation.contains("Sacrifice"), "{refutation}");
-    browser.screenshot("puzzle-failed");
+    shot(&browser, "puzzle-failed");
 
     // Progress is kept in the browser: after a reload the failed mark and
     // the solved count are still there.

@@ -59,6 +59,12 @@
 //! search of the person's position (`/api/hint`), and `/api/swap` changes
 //! sides once.
 //!
+//! The Puzzles page (`puzzles.js`) sets a suite position up in Analyse
+//! mode and sends the person's finished turn to `/api/puzzle/answer`
+//! instead of playing it: the `puzzles` module judges it with the rules core and
+//! the exact checkers and reads nothing of the state, so an answer never
+//! changes the game.
+//!
 //! The GUI writes nothing to standard output: [`Gui::bind`] gives the
 //! address it listens on to the caller, which tells the person.
 

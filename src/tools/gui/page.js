@@ -496,7 +496,8 @@ function drawStatus() {
   $('status').dataset.ply = state.ply;
   $('status').dataset.length = state.length;
   for (const button of document.querySelectorAll('#modes button')) {
-    button.classList.toggle('active', button.dataset.mode === state.mode);
+    const puzzling = window.puzzles && puzzles.active;
+    button.classList.toggle('active', puzzling ? !button.dataset.mode : button.dataset.mode === state.mode);
   }
   const engines = state.engines.map((engine, index) =>
     `engine ${index + 1}: ${engine.name || engine.command}${engine.thinking ? ' (thinking)' : ''}${engine.running ? '' : ' (not running)'}`);

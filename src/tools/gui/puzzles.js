@@ -40,6 +40,7 @@ const puzzles = {
   async enter() {
     this.active = true;
     $('puzzle-panel').hidden = false;
+    $('analysis-panel').hidden = true;
     $('puzzles-mode').classList.add('active');
     if (!this.list) {
       const response = await fetch('/api/puzzles');
@@ -52,6 +53,7 @@ const puzzles = {
   leave() {
     this.active = false;
     $('puzzle-panel').hidden = true;
+    $('analysis-panel').hidden = false;
     $('puzzles-mode').classList.remove('active');
   },
 
@@ -63,7 +65,9 @@ const puzzles = {
     $('puzzle-verdict').textContent = '';
     $('puzzle-verdict').className = '';
     $('puzzle-refutation').textContent = '';
-    if (await command('/api/mode', { mode: 'analyse' })) {
+    // The engine's analysis would give the answer away: it is turned off.
+    if (await command('/api/mode', { mode: 'analyse' }) &&
+        await command('/api/analyse', { on: false, multipv: Number($('multipv').value) })) {
       await command('/api/position', { position: puzzle.position });
     }
   },
