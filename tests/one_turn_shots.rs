@@ -17,21 +17,11 @@ use supernova::notation::turn::{format_turn, Style};
 use supernova::notation::Board;
 use supernova::protocol::read_game;
 use supernova::record::GameRecord;
-use supernova::rules::{Action, Outcome, Player, Position, Rules, TurnEnumerator};
+use supernova::rules::{Action, Position, Rules};
 use supernova::search::{PlayerKind, SearchLimits, SearchOptions, SearchResult, Searcher, Solver};
+use supernova::tools::material::{played, worst_reply, ELIMINATED, SAFE, SHOT};
 
 const SUITE: &str = "positions/tactics/one_turn_shots.txt";
-
-/// A swing of at least this much is a lost shot: a large ship captured at
-/// the cost of a small one is 4.5, two large ships for a medium 8.5.
-const SHOT: f32 = 4.5;
-
-/// A turn whose worst reply swings less than this is safe: at most a small
-/// ship lost net, or a medium for a small.
-const SAFE: f32 = 2.0;
-
-/// An elimination counts as this much.
-const ELIMINATED: f32 = 100.0;
 
 /// The node limit at which the engine must avoid the suite's shots.
 const SUITE_NODES: u64 = 3_000;
@@ -39,71 +29,6 @@ const SUITE_NODES: u64 = 3_000;
 /// The node limit of the deeper search that must find a safe turn for a
 /// position to join the suite.
 const DEEP_NODES: u64 = 40_000;
-
-/// A ship's worth by size, in the evaluation's default weights.
-const WORTH: [f32; 4] = [0.0, 1.0, 2.5, 5.5];
-
-/// The material of `player`.
-fn material(position: &Position, player: Player) -> f32 {
-    position
-        .occupied_slots()
-        .map(|slot| {
-            position.system(slot).ships[player.index()]
-                .copies()
-                .map(|ship| WORTH[ship.size() as usize])
-                .sum::<f32>()
-        })
-        .sum()
-}
-
-/// What the reply `actions` from `after` to `result` takes from the mover
-/// (the player not replying), net: the mover's ships captured or
-/// destroyed, less the replier's ships sacrificed or destroyed. Builds are
-/// not losses of the mover's, and a capture counts once.
-fn swing(after: &Position, actions: &[Action], result: &Position) -> f32 {
-    let replier = after.side_to_move();
-    let mover = replier.opponent();
-    let (mut sacrificed, mut gained) = (0.0, 0.0);
-    for action in actions {
-        match *action {
-            Action::Sacrifice { ship, .. } => sacrificed += WORTH[ship.size() as usize],
-            Action::Capture { ship, .. } => gained += WORTH[ship.size() as usize],
-            Action::Build { piece, .. } => gained += WORTH[piece.size() as usize],
-            _ => {}
-        }
-    }
-    let mover_lost = material(after, mover) - material(result, mover);
-    let replier_destroyed =
-        material(after, replier) - sacrificed + gained - material(result, replier);
-    mover_lost - sacrificed - replier_destroyed
-}
-
-/// The opponent's best single reply to `after` (the mover's turn played,
-/// the opponent to move), by [`swing`], over every distinct legal reply:
-/// (the swing, the reply).
-fn worst_reply(after: &Position, rules: &Rules) -> (f32, Vec<Action>) {
-    let mover = after.side_to_move().opponent();
-    let mut worst = (f32::NEG_INFINITY, Vec::new());
-    TurnEnumerator::default().for_each_turn(after, rules, |actions, result, outcome| {
-        let swing = match outcome {
-            Outcome::Win(winner) if winner != mover => ELIMINATED,
-            _ => swing(after, actions, result),
-        };
-        if swing > worst.0 {
-            worst = (swing, actions.to_vec());
-        }
-    });
-    worst
-}
-
-/// `position` after `actions`, if the turn is legal and the game goes on.
-fn played(position: &Position, rules: &Rules, actions: &[Action]) -> Option<Position> {
-    let mut after = *position;
-    for &action in actions {
-        after.try_apply(rules, action).ok()?;
-    }
-    matches!(after.end_turn(rules), Ok(Outcome::Ongoing)).then_some(after)
-}
 
 /// One suite line: the position, and the turn played in the game.
 struct Shot {

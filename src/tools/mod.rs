@@ -13,6 +13,7 @@ pub mod gui;
 pub mod handicaps;
 pub mod levels;
 pub mod match_runner;
+pub mod material;
 pub mod multi_match;
 pub mod multi_play;
 pub mod openings;

@@ -59,6 +59,12 @@
 //! search of the person's position (`/api/hint`), and `/api/swap` changes
 //! sides once.
 //!
+//! The Puzzles page (`puzzles.js`) sets a suite position up in Analyse
+//! mode and sends the person's finished turn to `/api/puzzle/answer`
+//! instead of playing it: the `puzzles` module judges it with the rules core and
+//! the exact checkers and reads nothing of the state, so an answer never
+//! changes the game.
+//!
 //! The GUI writes nothing to standard output: [`Gui::bind`] gives the
 //! address it listens on to the caller, which tells the person.
 
@@ -67,6 +73,7 @@ mod commands;
 pub mod engine;
 pub mod game;
 mod http;
+mod puzzles;
 pub mod server;
 pub mod state;
 
@@ -87,6 +94,7 @@ const POLL_WAIT: Duration = Duration::from_millis(1500);
 const PAGE_HTML: &str = include_str!("page.html");
 const PAGE_SCRIPT: &str = include_str!("page.js");
 const PAGE_STYLE: &str = include_str!("page.css");
+const PUZZLES_SCRIPT: &str = include_str!("puzzles.js");
 
 /// The GUI's server, bound to its address and not yet serving: the caller
 /// learns the address (a port of 0 picks a free one) and tells the person
@@ -196,6 +204,12 @@ fn route(shared: &Arc<Shared>, method: Method, path: &str, query: &str, body: &s
         }
         (Method::Get, "/page.js") => Answer::asset("text/javascript; charset=utf-8", PAGE_SCRIPT),
         (Method::Get, "/page.css") => Answer::asset("text/css; charset=utf-8", PAGE_STYLE),
+        (Method::Get, "/puzzles.js") => {
+            Answer::asset("text/javascript; charset=utf-8", PUZZLES_SCRIPT)
+        }
+        (Method::Get, "/api/puzzles") => Answer::json(&puzzles::ListReply {
+            puzzles: puzzles::all(),
+        }),
         (Method::Get, "/api/state") => {
             let seen = parse_query(query)
                 .into_iter()
@@ -226,6 +240,14 @@ fn route(shared: &Arc<Shared>, method: Method, path: &str, query: &str, body: &s
             Ok(request) => commands::check(shared, &request.turn),
             Err(message) => Answer::error(400, &message),
         },
+        (Method::Post, "/api/puzzle/answer") => {
+            match api::read::<puzzles::AnswerRequest>(body)
+                .and_then(|request| puzzles::answer(&request))
+            {
+                Ok(verdict) => Answer::json(&verdict),
+                Err(message) => Answer::error(400, &message),
+            }
+        }
         // A command is read in full before the state is touched, so that a
         // malformed one changes nothing, not even the message.
         (Method::Post, path) => match Command::parse(path, body) {

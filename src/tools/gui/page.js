@@ -274,6 +274,7 @@ function click(key) {
 // person's answer in the Red Alert box.
 async function endTurn() {
   const text = turn.prefix.length ? turn.prefix.join(',') : 'pass';
+  if (window.puzzles && puzzles.active) { puzzles.answer(text); return; }
   if (await redAlertAllows(text, null)) await sendTurn();
 }
 
@@ -495,7 +496,8 @@ function drawStatus() {
   $('status').dataset.ply = state.ply;
   $('status').dataset.length = state.length;
   for (const button of document.querySelectorAll('#modes button')) {
-    button.classList.toggle('active', button.dataset.mode === state.mode);
+    const puzzling = window.puzzles && puzzles.active;
+    button.classList.toggle('active', puzzling ? !button.dataset.mode : button.dataset.mode === state.mode);
   }
   const engines = state.engines.map((engine, index) =>
     `engine ${index + 1}: ${engine.name || engine.command}${engine.thinking ? ' (thinking)' : ''}${engine.running ? '' : ' (not running)'}`);
@@ -606,6 +608,7 @@ document.addEventListener('keydown', (event) => {
 let chosenMode = null;     // the mode last clicked, before the server's state says so
 for (const button of document.querySelectorAll('#modes button')) {
   button.onclick = () => {
+    if (window.puzzles) puzzles.leave();
     chosenMode = button.dataset.mode;
     command('/api/mode', { mode: chosenMode });
   };
@@ -665,6 +668,7 @@ $('graph').onclick = (event) => {
 $('typed').onsubmit = async (event) => {
   event.preventDefault();
   const text = $('turn-text').value;
+  if (window.puzzles && puzzles.active) { puzzles.answer(text); return; }
   if (await redAlertAllows(text, text)) await sendTyped(text);
 };
 $('set-position').onclick = () => command('/api/position', { position: $('hwpn').value });
