@@ -4,28 +4,8 @@
 
 mod gui_support;
 
-use std::time::{Duration, Instant};
-
-use gui_support::{http, parse, start_gui};
+use gui_support::{http, start_gui, state_when};
 use serde_json::{json, Value};
-
-/// The state once `accept` holds for it.
-fn state_when(port: u16, what: &str, accept: impl Fn(&Value) -> bool) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let (status, body) = http(port, "GET", "/api/state", "").expect("the state");
-        assert_eq!(status, 200);
-        let state = parse(&body);
-        if accept(&state) {
-            return state;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "timed out waiting for {what}: {body}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
 
 fn play(port: u16, turn: &str) {
     let body = json!({ "turn": turn }).to_string();

@@ -448,7 +448,7 @@ pub(crate) mod tests {
     }
 
     /// The start, then both setup turns.
-    fn after_setup(rules: &Rules) -> History {
+    pub(crate) fn after_setup(rules: &Rules) -> History {
         let mut history = History::new(Position::start()).unwrap();
         history
             .play(

@@ -126,7 +126,7 @@ pub const TIMEWARP_VARIANT: &str = "Timewarp ";
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::history::tests::homeworld;
+    use crate::rules::history::tests::{after_setup, homeworld};
     use crate::rules::{Colour, History, Position, Rules};
 
     /// A game under `timewarp` through setup and then `passes` passes.
@@ -172,28 +172,7 @@ mod tests {
 
     #[test]
     fn a_timewarp_needs_a_game_from_the_setup() {
-        let mut history = History::new(Position::start()).unwrap();
-        let rules = Rules::STANDARD;
-        history
-            .play(
-                &rules,
-                &[homeworld(
-                    (Colour::Red, 1),
-                    (Colour::Blue, 3),
-                    (Colour::Green, 3),
-                )],
-            )
-            .unwrap();
-        history
-            .play(
-                &rules,
-                &[homeworld(
-                    (Colour::Yellow, 2),
-                    (Colour::Blue, 1),
-                    (Colour::Green, 3),
-                )],
-            )
-            .unwrap();
+        let history = after_setup(&Rules::STANDARD);
         let after_setup = *history.position();
         let error = History::with_timewarp(after_setup, Timewarp::new(Player::First, 1).unwrap());
         assert!(error.unwrap_err().contains("start in the setup"));
