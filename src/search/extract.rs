@@ -17,6 +17,42 @@ use super::tree::{
 use super::tunables::{Tunable, Tunables};
 use crate::rules::{Action, Outcome, Player, Position, Rules, TurnEnumerator, TurnState};
 
+/// What a completion outside the tree must know of the game so far: the
+/// start-of-turn positions already played (sorted hashes) and what ending
+/// on one of them is worth to the root mover (the tree's draw value, with
+/// contempt). Without it a greedy completion walked a won position back
+/// into a repetition the tree itself would have scored as a draw.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Repeats<'a> {
+    /// Sorted hashes of the game's earlier start-of-turn positions.
+    pub history: &'a [u64],
+    /// The score of a repeated result for the root mover.
+    pub draw: f32,
+}
+
+impl Repeats<'_> {
+    /// The score of `result` after a turn that ended with `outcome`: the
+    /// draw's when it repeats the game, else [`turn_score`].
+    fn score(
+        &self,
+        result: &Position,
+        outcome: Outcome,
+        mover: Player,
+        tunables: &Tunables,
+    ) -> f32 {
+        if self.repeats(result, outcome) {
+            self.draw
+        } else {
+            turn_score(result, outcome, mover, tunables)
+        }
+    }
+
+    /// Whether an ongoing `result` is a start-of-turn position played before.
+    fn repeats(&self, result: &Position, outcome: Outcome) -> bool {
+        outcome == Outcome::Ongoing && self.history.binary_search(&result.hash()).is_ok()
+    }
+}
+
 /// A complete turn read from the tree.
 #[derive(Clone, Debug)]
 pub(crate) struct TreeTurn {
@@ -107,6 +143,7 @@ pub(crate) fn best_turn(
     tunables: &Tunables,
     root: u32,
     root_position: &Position,
+    repeats: Repeats,
 ) -> Option<TreeTurn> {
     let min_visits = tunables[Tunable::ExtractMinVisits] as u32;
     let root_mover = root_position.side_to_move().index();
@@ -128,7 +165,7 @@ pub(crate) fn best_turn(
                 return None;
             }
             // Finish the turn outside the tree.
-            let (rest, result) = complete_turn(&position, rules, tunables)?;
+            let (rest, result) = complete_turn(&position, rules, tunables, repeats)?;
             actions.extend(rest);
             let value = child_value(tree, node_id, root_mover);
             return Some(TreeTurn {
@@ -168,24 +205,27 @@ pub(crate) fn best_turn(
 /// done, end it now if that is legal and does not eliminate only the
 /// mover, else the best completion by the static evaluation. Inside a
 /// sacrifice, the remaining actions are chosen first
-/// ([`use_sacrifice`]). Returns the added actions and the result.
+/// ([`use_sacrifice`]). A result that repeats the game scores as the
+/// tree's draw (`repeats`), so ending there is not taken for granted.
+/// Returns the added actions and the result.
 pub(crate) fn complete_turn(
     position: &Position,
     rules: &Rules,
     tunables: &Tunables,
+    repeats: Repeats,
 ) -> Option<(Vec<Action>, Position)> {
     let mut position = *position;
-    let mut actions = use_sacrifice(&mut position, rules, tunables);
+    let mut actions = use_sacrifice(&mut position, rules, tunables, repeats);
     let mover = position.side_to_move();
     let mut ended = position;
     if let Ok(outcome) = ended.end_turn(rules) {
-        if outcome != Outcome::Win(mover.opponent()) {
+        if outcome != Outcome::Win(mover.opponent()) && !repeats.repeats(&ended, outcome) {
             return Some((actions, ended));
         }
     }
     let mut best: Option<(f32, Vec<Action>, Position)> = None;
     TurnEnumerator::default().for_each_turn(&position, rules, |rest, result, outcome| {
-        let score = turn_score(result, outcome, mover, tunables);
+        let score = repeats.score(result, outcome, mover, tunables);
         let better = match &best {
             None => true,
             Some((current, _, _)) => score > *current,
@@ -211,13 +251,18 @@ pub(crate) fn complete_turn(
 /// sacrifice in a crowded position has hundreds of thousands), and the
 /// answer must come at once; one action at a time costs a few hundred
 /// evaluations.
-fn use_sacrifice(position: &mut Position, rules: &Rules, tunables: &Tunables) -> Vec<Action> {
+fn use_sacrifice(
+    position: &mut Position,
+    rules: &Rules,
+    tunables: &Tunables,
+    repeats: Repeats,
+) -> Vec<Action> {
     let mover = position.side_to_move();
     let ended_score = |after: &Position| {
         let mut ended = *after;
         let outcome = ended.end_turn(rules).ok()?;
         (outcome != Outcome::Win(mover.opponent()))
-            .then(|| turn_score(&ended, outcome, mover, tunables))
+            .then(|| repeats.score(&ended, outcome, mover, tunables))
     };
     let mut played = Vec::new();
     while matches!(position.turn_state(), TurnState::Sacrifice { .. }) {
@@ -424,7 +469,8 @@ mod tests {
             inside.turn_state(),
             TurnState::Sacrifice { remaining: 3, .. }
         ));
-        let (rest, result) = complete_turn(&inside, &rules, &Tunables::default()).unwrap();
+        let (rest, result) =
+            complete_turn(&inside, &rules, &Tunables::default(), Repeats::default()).unwrap();
         assert!(!rest.is_empty(), "the sacrifice's actions were forfeited");
         let mut ended = inside;
         ended.end_turn(&rules).unwrap();
@@ -432,5 +478,23 @@ mod tests {
         let score =
             |after: &Position| turn_score(after, Outcome::Ongoing, mover, &Tunables::default());
         assert!(score(&result) > score(&ended));
+    }
+
+    #[test]
+    fn a_completion_does_not_walk_back_into_the_game() {
+        let rules = Rules::default();
+        let tunables = Tunables::default();
+        let inside = after_a_yellow_sacrifice(&rules);
+        let (_, greedy) = complete_turn(&inside, &rules, &tunables, Repeats::default()).unwrap();
+        // The game has been at the greedy completion's result before.
+        let history = [greedy.hash()];
+        let repeats = Repeats {
+            history: &history,
+            draw: -0.6,
+        };
+        let (rest, result) = complete_turn(&inside, &rules, &tunables, repeats).unwrap();
+        assert_ne!(result.hash(), greedy.hash(), "{rest:?}");
+        let mover = inside.side_to_move();
+        assert!(turn_score(&result, Outcome::Ongoing, mover, &tunables) > repeats.draw);
     }
 }

@@ -33,6 +33,7 @@ impl TreeReading {
             shared.tunables,
             shared.root,
             &shared.root_position,
+            shared.repeats(),
         );
         let candidates = candidate_turns(
             shared.tree,

@@ -124,6 +124,19 @@ pub(crate) struct Shared<'a> {
     pub phases: Mutex<PhaseTimes>,
 }
 
+impl Shared<'_> {
+    /// What a turn completed outside the tree must avoid: the game's earlier
+    /// positions, each worth the tree's draw to the root mover.
+    pub(crate) fn repeats(&self) -> crate::search::extract::Repeats<'_> {
+        crate::search::extract::Repeats {
+            history: self.history,
+            draw: self
+                .backup
+                .draw_for(self.root_position.side_to_move().index()),
+        }
+    }
+}
+
 /// Adds one to a counter: a plain load and store when one thread searches.
 #[inline]
 fn increment(counter: &AtomicU32, exclusive: bool) {

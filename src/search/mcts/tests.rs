@@ -461,8 +461,15 @@ fn a_side_ahead_scores_a_repetition_with_contempt_and_avoids_it() {
     // Its mean, for player 1, is the draw's value, not 0.
     let mean = -node.mean().unwrap();
     assert!((mean - backup.draw_value).abs() < 1e-3, "mean {mean}");
-    let chosen = crate::search::extract::best_turn(&tree, &rules, &tunables, root_id, &root)
-        .expect("a turn");
+    let chosen = crate::search::extract::best_turn(
+        &tree,
+        &rules,
+        &tunables,
+        root_id,
+        &root,
+        crate::search::extract::Repeats::default(),
+    )
+    .expect("a turn");
     assert_ne!(
         chosen.result.hash(),
         repeated.hash(),
@@ -493,8 +500,15 @@ fn a_proven_win_is_read_out_through_a_thinly_visited_sacrifice() {
     );
     let (tree, root_id) = grow(root, &[], Backup::neutral(), 2_000);
     assert_eq!(tree.node(root_id).proof.load(Ordering::Relaxed), PROVEN_WIN);
-    let chosen = crate::search::extract::best_turn(&tree, &rules, &tunables, root_id, &root)
-        .expect("a turn");
+    let chosen = crate::search::extract::best_turn(
+        &tree,
+        &rules,
+        &tunables,
+        root_id,
+        &root,
+        crate::search::extract::Repeats::default(),
+    )
+    .expect("a turn");
     assert_eq!(chosen.proof, PROVEN_WIN, "{:?}", chosen.actions);
     assert_eq!(chosen.actions.len(), 3, "{:?}", chosen.actions);
 }

@@ -413,6 +413,7 @@ impl RootVerifier {
             shared.tunables,
             shared.root,
             &shared.root_position,
+            shared.repeats(),
         );
         // The reading counts against the allowance too.
         self.spent += started.elapsed();
