@@ -115,7 +115,17 @@ struct Answer {
 /// does not force the win fails the test: the claim must be exact.
 fn engine_answer(entry: &Entry, limit: &str) -> Answer {
     let board = &entry.board;
-    let input = format!("position pos {}\ngo {limit}\n", hwpn::write_board(board));
+    // Options to measure with, `NAME=VALUE` separated by `;`.
+    let options: String = std::env::var("SUPERNOVA_WIN_IN_TWO_OPTIONS")
+        .unwrap_or_default()
+        .split(';')
+        .filter_map(|option| option.split_once('='))
+        .map(|(name, value)| format!("setoption name {name} value {value}\n"))
+        .collect();
+    let input = format!(
+        "{options}position pos {}\ngo {limit}\n",
+        hwpn::write_board(board)
+    );
     let output = common::supernova_with_input(&[], input.as_bytes());
     let stdout = common::text(&output);
     let text = stdout
@@ -221,7 +231,8 @@ fn the_engine_forces_the_win_in_every_suite_position() {
 /// binary's defaults) proves: the answer is `forced-win-in-two`, or its
 /// turn is proven by listing every reply. A false claim fails the test;
 /// otherwise timed, so it reports:
-/// `cargo test --release --test win_in_two -- --ignored --nocapture at_a_movetime`.
+/// `cargo test --release --test win_in_two -- --ignored --nocapture at_a_movetime`;
+/// `SUPERNOVA_WIN_IN_TWO_OPTIONS="NAME=VALUE;..."` sets engine options first.
 #[test]
 #[ignore]
 fn win_in_two_at_a_movetime() {

@@ -392,7 +392,7 @@ impl Searcher {
         let rules = &self.options.rules;
         let tunables = &self.options.tunables;
         let value = super::static_evaluation_using(job.position, rules, tunables, &mut self.solver);
-        threats::attack_budget(job.limits, soft, value, in_check)
+        threats::attack_budget(job.limits, soft, value, in_check, tunables)
     }
 
     /// Places the root in the tree and searches it until the limits, the

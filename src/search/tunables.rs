@@ -113,6 +113,8 @@ tunables! {
     MoveOverheadMs = ("move_overhead_ms", 50.0, 0.0, 5000.0, "clock time kept back for communication, in ms"),
     TimeUnstable = ("time_unstable", 1.5, 1.0, 5.0, "clock games: soft-limit factor when the best turn changed late"),
     TimeObvious = ("time_obvious", 0.6, 0.1, 1.0, "clock games: soft-limit factor when the best turn has most visits"),
+    AttackAnywhereShare = ("attack_anywhere_share", 0.0, 0.0, 1.0, "on the clock, the share of the planned time the root's search for its own win in two may take where it is not far ahead or is in check (0: it does not look there)"),
+    AttackAnywhereFromMs = ("attack_anywhere_from_ms", 0.0, 0.0, 100000.0, "on the clock, the planned time in ms from which the root looks for its own win in two where it is not far ahead (with attack_anywhere_share)"),
     CheckShare = ("check_share", 0.125, 0.02, 1.0, "on the clock, the share of the planned time the root's two-turn checks may take (twice this after a check ran out of it); a larger share took too much from the tree, a smaller one measured no better"),
     SmartPruning = ("smart_pruning", 1.33, 0.0, 10.0, "clock games: stop when the best cannot be overtaken; 0 disables"),
 }

@@ -26,6 +26,7 @@
 use std::time::{Duration, Instant};
 
 use crate::search::options::SearchLimits;
+use crate::search::tunables::{Tunable, Tunables};
 
 /// How much a check may spend: work units (listed turns plus solver states)
 /// and, for searches on the clock, a deadline.
@@ -105,15 +106,24 @@ pub(in crate::search) fn attack_budget(
     soft: Option<Duration>,
     value: f32,
     in_check: bool,
+    tunables: &Tunables,
 ) -> Option<ThreatBudget> {
     let far_ahead = value >= ATTACK_FROM && !in_check;
     let node_limited = soft.is_none() && limits.nodes.is_some() && !limits.infinite;
-    (far_ahead || node_limited).then(|| {
-        let budget = root_budget(limits, soft, ATTACK_SHARE);
-        ThreatBudget {
-            work: budget.work / 4,
-            ..budget
-        }
+    let anywhere_share = tunables[Tunable::AttackAnywhereShare];
+    let anywhere_from = Duration::from_secs_f32(tunables[Tunable::AttackAnywhereFromMs] / 1000.0);
+    let anywhere = anywhere_share > 0.0 && soft.is_some_and(|soft| soft >= anywhere_from);
+    let share = if far_ahead || node_limited {
+        ATTACK_SHARE
+    } else if anywhere {
+        anywhere_share
+    } else {
+        return None;
+    };
+    let budget = root_budget(limits, soft, share);
+    Some(ThreatBudget {
+        work: budget.work / 4,
+        ..budget
     })
 }
 
