@@ -56,46 +56,57 @@ fn shot_value(position: &Position, rules: &Rules, tunables: &Tunables, least: f3
         tunables[Tunable::MaterialLarge],
     ];
     let shot = sacrifice_shot(&facts, attacker, worth).filter(|shot| shot.net >= least)?;
-    let own = attacker.index();
-    let enemy = 1 - own;
-    let mut after = *position;
-    let red = Piece::new(Colour::Red, shot.size)?;
-    after
-        .try_apply(
-            rules,
-            Action::Sacrifice {
-                system: shot.slot,
-                ship: red,
-            },
-        )
-        .ok()?;
-    // The captures, largest targets first, each where the attacker still
-    // reaches it: what `sacrifice_shot` counted.
-    let mut captures = shot.size;
-    for size in (1..=3u8).rev() {
-        for &slot in facts.slots() {
-            while captures > 0 {
-                let system = after.system(slot);
-                if reachable(system.ships[own], system.ships[enemy])[size as usize - 1] == 0 {
-                    break;
-                }
-                let Some(ship) = system.ships[enemy].types().find(|ship| ship.size() == size)
-                else {
-                    break;
-                };
-                after
-                    .try_apply(rules, Action::Capture { system: slot, ship })
-                    .ok()?;
-                captures -= 1;
-            }
-        }
-    }
+    let mut after = play_shot(position, rules, &facts, shot.slot, shot.size, |_| {})?;
     match after.end_turn(rules).ok()? {
         Outcome::Ongoing => Some(-eval::value(&after, tunables, false)),
         Outcome::Win(winner) if winner == attacker => Some(1.0),
         Outcome::Win(_) => Some(-1.0),
         Outcome::Draw => Some(0.0),
     }
+}
+
+/// Plays the side to move's sacrifice of its red ship of `size` at `slot`
+/// and its captures, largest targets first, each where the attacker still
+/// reaches it (what [`sacrifice_shot`] counts), checked by the rules core;
+/// `on_action` sees each action. Returns the position before the turn
+/// ends. What the leaves score and what an explanation names must be the
+/// same shot, so both play it here.
+pub(crate) fn play_shot(
+    position: &Position,
+    rules: &Rules,
+    facts: &Facts,
+    slot: crate::rules::Slot,
+    size: u8,
+    mut on_action: impl FnMut(Action),
+) -> Option<Position> {
+    let own = position.side_to_move().index();
+    let enemy = 1 - own;
+    let mut after = *position;
+    let sacrifice = Action::Sacrifice {
+        system: slot,
+        ship: Piece::new(Colour::Red, size)?,
+    };
+    after.try_apply(rules, sacrifice).ok()?;
+    on_action(sacrifice);
+    let mut captures = size;
+    for target in (1..=3u8).rev() {
+        for &system in facts.slots() {
+            while captures > 0 {
+                let ships = after.system(system).ships;
+                if reachable(ships[own], ships[enemy])[target as usize - 1] == 0 {
+                    break;
+                }
+                let Some(ship) = ships[enemy].types().find(|ship| ship.size() == target) else {
+                    break;
+                };
+                let capture = Action::Capture { system, ship };
+                after.try_apply(rules, capture).ok()?;
+                on_action(capture);
+                captures -= 1;
+            }
+        }
+    }
+    Some(after)
 }
 
 #[cfg(test)]

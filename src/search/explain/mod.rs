@@ -25,12 +25,12 @@
 #[cfg(test)]
 mod tests;
 
-use super::facts::{reachable, sacrifice_shot, Facts};
+use super::facts::{sacrifice_shot, Facts};
 use super::report::{Decision, Proof, SearchResult};
 use super::solver::{passed, Solver};
 use super::threats::{ThreatBudget, ThreatChecker};
 use super::tunables::{Tunable, Tunables};
-use crate::rules::{Action, Colour, Outcome, Piece, Position, Rules, TurnState};
+use crate::rules::{Action, Colour, Outcome, Position, Rules, TurnState};
 
 /// Turns from the searched position, one after the other, the last one the
 /// turn a fact is about (a pass is an empty turn).
@@ -351,9 +351,8 @@ fn parried_shot(
 }
 
 /// The sacrifice of the side to move's red ship of `size` at `slot` and
-/// its captures, largest targets first, each where the attacker still
-/// reaches it (what `sacrifice_shot` counts), checked by the rules core;
-/// with the captured ships by size.
+/// its captures, as the leaves play them
+/// ([`super::quiescence::play_shot`]), with the captured ships by size.
 fn shot_actions(
     position: &Position,
     rules: &Rules,
@@ -364,32 +363,14 @@ fn shot_actions(
         return None;
     }
     let facts = Facts::new(position);
-    let own = position.side_to_move().index();
-    let mut after = *position;
-    let sacrifice = Action::Sacrifice {
-        system: slot,
-        ship: Piece::new(Colour::Red, size)?,
-    };
-    after.try_apply(rules, sacrifice).ok()?;
-    let mut actions = vec![sacrifice];
+    let mut actions = Vec::new();
     let mut captured = [0u8; 3];
-    for target in (1..=3u8).rev() {
-        for &system in facts.slots() {
-            while actions.len() <= size as usize {
-                let ships = after.system(system).ships;
-                if reachable(ships[own], ships[1 - own])[target as usize - 1] == 0 {
-                    break;
-                }
-                let Some(ship) = ships[1 - own].types().find(|ship| ship.size() == target) else {
-                    break;
-                };
-                let capture = Action::Capture { system, ship };
-                after.try_apply(rules, capture).ok()?;
-                actions.push(capture);
-                captured[target as usize - 1] += 1;
-            }
+    super::quiescence::play_shot(position, rules, &facts, slot, size, |action| {
+        if let Action::Capture { ship, .. } = action {
+            captured[ship.size() as usize - 1] += 1;
         }
-    }
+        actions.push(action);
+    })?;
     Some((actions, captured))
 }
 

@@ -4,6 +4,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use super::*;
+use crate::rules::Piece;
 use crate::rules::{Slot, TurnEnumerator};
 use crate::search::testing::position;
 use crate::search::{SearchLimits, SearchOptions, Searcher};
