@@ -1,7 +1,11 @@
 //! Game records judged by the rules core: replaying SuperDuperGames
 //! transcripts turn by turn, and the positions they pass through.
 //!
-//! [`GameRecord`] is a record read with [`crate::notation::sdg`]. Replaying it
+//! [`GameRecord`] is a record read with [`crate::notation::sdg`], or a
+//! Board Game Arena game log read into the same form by [`bga`]; which one
+//! a text is, [`GameRecord::parse_text`] tells by its content, so every
+//! command that reads records through [`GameRecord::read_file`] takes
+//! both. Replaying it
 //! plays every turn on a [`Board`] with the given rules and stops at the first
 //! turn the rules reject, so that a replay over an archive tells real rule
 //! breaks (and SDG's own bugs) from games that simply ended. [`GameRecord::walk`]

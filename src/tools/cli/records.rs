@@ -1,5 +1,7 @@
-//! The subcommands that read game records: `replay`, `show`, `accuracy`,
-//! `openings` and `priors`.
+//! The subcommands that read game records: `replay` (and its `--sdg`
+//! conversion), `show`, `accuracy`, `openings` and `priors`. Records are
+//! read with [`GameRecord::read_file`], which takes SDG records and Board
+//! Game Arena logs alike.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -63,7 +65,8 @@ impl ReplayArguments {
     }
 }
 
-/// Print the position before a turn of a SuperDuperGames record, in HWPN with names.
+/// Print the position before a turn of a game record (an SDG record or a
+/// Board Game Arena log), in HWPN with names.
 #[derive(clap::Args)]
 pub struct ShowArguments {
     /// The record file.
