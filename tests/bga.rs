@@ -285,6 +285,35 @@ fn short_logs_end_as_their_last_line_says() {
     let won = GameRecord::parse_text(&format!("{setup}The end of the game: Bob wins!")).unwrap();
     assert_eq!(won.header.winner.as_deref(), Some("Bob"));
     assert_eq!(won.recorded_result().unwrap().reason, "off the board");
+    // Bob sacrifices his only ship at home: Ann wins on the board, and the
+    // verdict must say so.
+    let eliminated = format!(
+        "{setup}Ann builds a g1 ship in Homeworld Ann.\nAnn ends their turn.\n\
+        Bob sacrifices a y3 ship in Homeworld Bob.\nBob ends their turn.\n"
+    );
+    let won =
+        GameRecord::parse_text(&format!("{eliminated}The end of the game: Ann wins!")).unwrap();
+    assert_eq!(won.recorded_result().unwrap().reason, "elimination");
+    assert_eq!(won.turns[3].text(), "Sacrifice Y3 Bob; Pass; Pass; Pass");
+    let report = won.replay(&Rules::STANDARD);
+    assert_eq!(report.agrees_with_record(), Some(true), "{report}");
+    let error =
+        GameRecord::parse_text(&format!("{eliminated}The end of the game: Bob wins!")).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "line 8: 'The end of the game: Bob wins!': the board has Ann winning"
+    );
+    let error = GameRecord::parse_text(&format!(
+        "{eliminated}Ann builds a g1 ship in Homeworld Ann."
+    ))
+    .unwrap_err();
+    assert!(
+        error.to_string().starts_with("line 8: ")
+            && error
+                .to_string()
+                .ends_with("the game is over on the board: Ann has won"),
+        "{error}"
+    );
     // One homeworld is not a game.
     let error = GameRecord::parse_text(&setup[..setup.rfind("Bob").unwrap()]).unwrap_err();
     assert!(

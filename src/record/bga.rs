@@ -239,6 +239,7 @@ struct Reader {
 }
 
 impl Reader {
+    /// A reader at the start of a log: the empty map, no players yet.
     fn new() -> Reader {
         Reader {
             board: Board::default(),
@@ -362,10 +363,7 @@ impl Reader {
             return Ok(());
         }
         let reason = if self.board.slot(&name).is_ok() {
-            format!(
-                "{} is still in play on the board: it has a star and ships",
-                excerpt(&name)
-            )
+            format!("{} is still in play on the board", excerpt(&name))
         } else {
             format!(
                 "no system {} faded with the action before this line",
@@ -545,9 +543,11 @@ impl Reader {
         }))
     }
 
-    /// The game must not be over on the board.
+    /// The game must not be over on the board, as the last turn left it:
+    /// the board mid-turn may show the mover eliminated before the turn
+    /// ends (a sacrifice of the last ship at home, rebuilt later).
     fn check_ongoing(&self, number: usize, line: &str) -> Result<(), ParseError> {
-        match self.board.position.outcome() {
+        match self.turn_start.position.outcome() {
             Outcome::Win(winner) => Err(fail(
                 number,
                 line,
