@@ -1,7 +1,11 @@
 //! Game records judged by the rules core: replaying SuperDuperGames
 //! transcripts turn by turn, and the positions they pass through.
 //!
-//! [`GameRecord`] is a record read with [`crate::notation::sdg`]. Replaying it
+//! [`GameRecord`] is a record read with [`crate::notation::sdg`], or a
+//! Board Game Arena game log read into the same form by [`bga`]; which one
+//! a text is, [`GameRecord::parse_text`] tells by its content, so every
+//! command that reads records through [`GameRecord::read_file`] takes
+//! both. Replaying it
 //! plays every turn on a [`Board`] with the given rules and stops at the first
 //! turn the rules reject, so that a replay over an archive tells real rule
 //! breaks (and SDG's own bugs) from games that simply ended. [`GameRecord::walk`]
@@ -33,6 +37,7 @@ use crate::rules::{
 
 pub use crate::notation::sdg::write_record;
 
+pub mod bga;
 pub mod multi;
 
 /// Variants that change nothing on the board: rating, clocks and undo are
@@ -462,9 +467,39 @@ impl GameRecord {
         Ok(GameRecord { header, turns })
     }
 
-    /// Reads and parses a record file in the SDG archive format, refusing a
-    /// file too large to be a record ([`crate::notation::sdg::read_record_bytes`]);
-    /// sizes in messages count the file's bytes.
+    /// Reads a record in either format it may come in, told apart by its
+    /// content ([`bga::looks_like_bga`]): a Board Game Arena game log
+    /// ([`bga`]), or else an SDG record, whose reader's errors then say
+    /// what the text lacks. Every command that takes a record reads it so.
+    ///
+    /// # Errors
+    /// Names the line and what is wrong there, as the format's reader says.
+    pub fn parse_text(text: &str) -> Result<GameRecord, ParseError> {
+        if bga::looks_like_bga(text) {
+            bga::parse(text)
+        } else {
+            GameRecord::parse_sdg(text)
+        }
+    }
+
+    /// [`GameRecord::parse_text`] for a file's bytes: the readers' bounds
+    /// count the bytes as they are, before bytes that are not UTF-8 become
+    /// U+FFFD.
+    ///
+    /// # Errors
+    /// As [`GameRecord::parse_text`].
+    pub fn parse_bytes(bytes: &[u8]) -> Result<GameRecord, ParseError> {
+        if bga::looks_like_bga(&String::from_utf8_lossy(bytes)) {
+            return bga::parse_bytes(bytes);
+        }
+        let (header, turns) = crate::notation::sdg::parse_record_bytes(bytes)?;
+        Ok(GameRecord { header, turns })
+    }
+
+    /// Reads and parses a record file, an SDG record or a Board Game Arena
+    /// log ([`GameRecord::parse_bytes`]), refusing a file too large to be a
+    /// record ([`crate::notation::sdg::read_record_bytes`]); sizes in
+    /// messages count the file's bytes.
     ///
     /// # Errors
     /// The file cannot be read or parsed; the message starts with its path.
@@ -472,10 +507,7 @@ impl GameRecord {
         let limit = crate::notation::sdg::MAX_RECORD_BYTES as u64;
         let bytes = crate::files::read_bounded(path, limit)
             .map_err(|error| format!("{}: {}", path.display(), error.message("a game record")))?;
-        // Bytes, not text: the bounds count the file's own bytes.
-        let (header, turns) = crate::notation::sdg::parse_record_bytes(&bytes)
-            .map_err(|error| format!("{}: {error}", path.display()))?;
-        Ok(GameRecord { header, turns })
+        GameRecord::parse_bytes(&bytes).map_err(|error| format!("{}: {error}", path.display()))
     }
 
     /// Reads and parses every record file, in order.

@@ -1,5 +1,7 @@
-//! The subcommands that read game records: `replay`, `show`, `accuracy`,
-//! `openings` and `priors`.
+//! The subcommands that read game records: `replay` (and its `--sdg`
+//! conversion), `show`, `accuracy`, `openings` and `priors`. Records are
+//! read with [`GameRecord::read_file`], which takes SDG records and Board
+//! Game Arena logs alike.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -13,13 +15,18 @@ use crate::rules::Rules;
 use crate::search::Evaluation;
 use crate::tools::{openings, priors, replay, train};
 
-/// Replay SuperDuperGames records and judge every turn by the rules.
+/// Replay game records (SuperDuperGames records, Board Game Arena logs)
+/// and judge every turn by the rules.
 #[derive(clap::Args)]
 pub struct ReplayArguments {
     /// Rule profile: standard, sdg or cli (SDG records need sdg).
     #[arg(long, default_value = "standard")]
     pub rules: Rules,
-    /// Record files in the SDG archive format.
+    /// Print the record as an SDG record instead (one file): converts a
+    /// Board Game Arena log.
+    #[arg(long)]
+    pub sdg: bool,
+    /// Record files: SDG records or Board Game Arena logs.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
 }
@@ -29,8 +36,21 @@ impl ReplayArguments {
     ///
     /// # Errors
     /// Some files could not be read (the first is named), some games broke
-    /// the rules ([`Failure::IllegalGames`]), or a write failed.
+    /// the rules ([`Failure::IllegalGames`]), or a write failed; with
+    /// `--sdg`, more than one file or an unreadable one.
     pub fn run(self, out: &mut dyn Write) -> Result<(), Failure> {
+        if self.sdg {
+            let [file] = self.files.as_slice() else {
+                return Err(Failure::Error(format!(
+                    "--sdg writes one record: expected one file, not {}",
+                    self.files.len()
+                )));
+            };
+            let record = GameRecord::read_file(file)?;
+            out.write_all(record.to_sdg().as_bytes())?;
+            out.flush()?;
+            return Ok(());
+        }
         let tally = replay::replay_files(&self.rules, &self.files, out)?;
         if let Some(first) = tally.unreadable.first() {
             return Err(Failure::Error(format!(
@@ -45,7 +65,8 @@ impl ReplayArguments {
     }
 }
 
-/// Print the position before a turn of a SuperDuperGames record, in HWPN with names.
+/// Print the position before a turn of a game record (an SDG record or a
+/// Board Game Arena log), in HWPN with names.
 #[derive(clap::Args)]
 pub struct ShowArguments {
     /// The record file.

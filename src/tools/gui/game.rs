@@ -122,7 +122,7 @@ impl Game {
     /// # Errors
     /// The text is not a record, or not a two-player game of the plain rules.
     pub fn from_record(text: &str) -> Result<(Game, Option<String>), String> {
-        let record = GameRecord::parse_sdg(text).map_err(|error| error.to_string())?;
+        let record = GameRecord::parse_text(text).map_err(|error| error.to_string())?;
         if let Some(reason) = record.unsupported() {
             return Err(format!("cannot replay this record: {reason}"));
         }
