@@ -192,7 +192,7 @@ impl MatchArguments {
             .slices
             .games_list
             .as_deref()
-            .map(|list| match_runner::parse_numbers(list, games))
+            .map(|list| match_runner::parse_numbers(list, 1..=games, "--games-list"))
             .transpose()?;
         if numbers.is_some() && sprt.is_some() {
             return Err("--sprt with --games-list: a slice of a match cannot decide the test; give --sprt to the --merge of all the slices' results".to_string());

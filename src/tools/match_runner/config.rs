@@ -334,11 +334,18 @@ fn positive<T: std::str::FromStr + PartialOrd + Default>(
 }
 
 impl MatchConfig {
-    /// The game numbers to play, in order: the slice, or the whole match.
-    pub fn schedule(&self) -> Vec<usize> {
-        self.numbers
-            .clone()
-            .unwrap_or_else(|| (1..=self.games).collect())
+    /// The `index`th game number to play (from 0), if there is one: the
+    /// slice's, or the whole match's.
+    pub fn scheduled(&self, index: usize) -> Option<usize> {
+        match &self.numbers {
+            Some(numbers) => numbers.get(index).copied(),
+            None => (index < self.games).then_some(index + 1),
+        }
+    }
+
+    /// How many games this run plays.
+    pub fn scheduled_games(&self) -> usize {
+        self.numbers.as_ref().map_or(self.games, Vec::len)
     }
 
     /// The rules every game is refereed by (and the engines are told):

@@ -240,16 +240,19 @@ pub fn run_match(
         );
         let _ = guard.0.flush();
     }
-    let schedule = config.schedule();
     let next = AtomicUsize::new(0);
     let halted = AtomicBool::new(false);
     std::thread::scope(|scope| {
-        for _ in 0..config.concurrency.max(1).min(schedule.len().max(1)) {
+        for _ in 0..config
+            .concurrency
+            .max(1)
+            .min(config.scheduled_games().max(1))
+        {
             scope.spawn(|| loop {
                 if halted.load(Ordering::Relaxed) {
                     break;
                 }
-                let Some(&number) = schedule.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                let Some(number) = config.scheduled(next.fetch_add(1, Ordering::Relaxed)) else {
                     break;
                 };
                 if let Ok(mut guard) = shared.lock() {

@@ -28,6 +28,10 @@ use crate::rules::Action;
 use crate::tools::stats::{Sprt, SprtVerdict, Tally};
 use crate::tools::Ending;
 
+/// The most numbers a `--games-list` or `--self-play-files` list holds, so
+/// that a typing slip cannot ask for memory without end.
+const MAX_LISTED: usize = 1_000_000;
+
 /// The most bytes of one results file: a line of a few short fields.
 const MAX_RESULT_BYTES: u64 = 4096;
 
@@ -425,27 +429,40 @@ pub fn format_numbers(numbers: &[usize]) -> String {
     parts.join(",")
 }
 
-/// Reads a list of game numbers such as `1-4,7,9-10` (inclusive ranges),
-/// each from 1 to `games`, in increasing order without repeats.
+/// Reads a list of numbers such as `1-4,7,9-10` (inclusive ranges), each
+/// within `allowed` (the games of a match, or the files of a self-play
+/// generation), into increasing order without repeats; `flag` names the
+/// option in errors.
 ///
 /// # Errors
 /// Names the bad part.
-pub fn parse_numbers(text: &str, games: usize) -> Result<Vec<usize>, String> {
+pub fn parse_numbers(
+    text: &str,
+    allowed: std::ops::RangeInclusive<usize>,
+    flag: &str,
+) -> Result<Vec<usize>, String> {
     let mut numbers: Vec<usize> = Vec::new();
     for part in text.split(',') {
         let part = part.trim();
         let number = |word: &str| {
-            word.trim().parse::<usize>().map_err(|_| {
-                format!("--games-list '{part}': expected a game number or a range such as 3-6")
-            })
+            word.trim()
+                .parse::<usize>()
+                .map_err(|_| format!("{flag} '{part}': expected a number or a range such as 3-6"))
         };
         let (first, last) = match part.split_once('-') {
             Some((first, last)) => (number(first)?, number(last)?),
             None => (number(part)?, number(part)?),
         };
-        if first == 0 || last > games || first > last {
+        if !allowed.contains(&first) || !allowed.contains(&last) || first > last {
             return Err(format!(
-                "--games-list '{part}': expected game numbers from 1 to {games} (the match's --games), a range's first no greater than its last"
+                "{flag} '{part}': expected numbers from {} to {}, a range's first no greater than its last",
+                allowed.start(),
+                allowed.end()
+            ));
+        }
+        if last - first >= MAX_LISTED - numbers.len() {
+            return Err(format!(
+                "{flag} '{part}': a list holds at most {MAX_LISTED} numbers (a slice is small)"
             ));
         }
         numbers.extend(first..=last);
@@ -495,10 +512,14 @@ mod tests {
 
     #[test]
     fn game_lists_read_and_print_as_ranges() {
-        assert_eq!(parse_numbers("1-3,7,5-6,2", 8), Ok(vec![1, 2, 3, 5, 6, 7]));
+        assert_eq!(
+            parse_numbers("1-3,7,5-6,2", 1..=8, "--games-list"),
+            Ok(vec![1, 2, 3, 5, 6, 7])
+        );
+        assert_eq!(parse_numbers("0-1", 0..=3, "--files"), Ok(vec![0, 1]));
         assert_eq!(format_numbers(&[1, 2, 3, 5, 6, 7, 9]), "1-3,5-7,9");
         for bad in ["0", "9", "3-2", "a", "1-", ""] {
-            assert!(parse_numbers(bad, 8).is_err(), "{bad}");
+            assert!(parse_numbers(bad, 1..=8, "--games-list").is_err(), "{bad}");
         }
     }
 
