@@ -16,13 +16,25 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use common::{binary, supernova, text, under_ci};
 
 /// The longest a driver may run before the test stops it and fails.
 const DRIVER_LIMIT: Duration = Duration::from_secs(240);
+
+/// Held by the test whose local cluster runs: one cluster at a time, as
+/// three at once overload a 2-core machine.
+static CLUSTER: Mutex<()> = Mutex::new(());
+
+/// Takes [`CLUSTER`] (a test that failed while holding it does not stop
+/// the others).
+fn one_cluster() -> MutexGuard<'static, ()> {
+    CLUSTER
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 /// Whether `python3` can import ray; when it cannot, a test fails under CI
 /// and is skipped (saying why) elsewhere.
@@ -43,10 +55,8 @@ fn ray_available(test: &str) -> bool {
 
 /// A fresh scratch directory for one test.
 fn scratch(name: &str) -> PathBuf {
-    let directory = std::env::temp_dir().join(format!(
-        "supernova-ray-test-{}-{name}",
-        std::process::id()
-    ));
+    let directory =
+        std::env::temp_dir().join(format!("supernova-ray-test-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&directory);
     std::fs::create_dir_all(&directory).unwrap();
     directory
@@ -98,11 +108,33 @@ impl Drop for Driver {
     }
 }
 
-/// Runs the driver to its end, handing each line of its output to
+/// Runs the driver in `mode` (match or selfplay) on two workers, with its
+/// folder (`--out` or `--dir`), its own `options` and the `passed`
+/// arguments of supernova, to its end, handing each line of its output to
 /// `on_line`; returns the output and whether it succeeded. A driver past
 /// [`DRIVER_LIMIT`] is stopped.
-fn run_driver(arguments: &[&str], mut on_line: impl FnMut(&str)) -> (String, bool) {
-    let mut driver = Driver::start(arguments);
+fn run_driver(
+    mode: &str,
+    folder: &Path,
+    options: &[&str],
+    passed: &[&str],
+    mut on_line: impl FnMut(&str),
+) -> (String, bool) {
+    let binary = binary();
+    let folder_flag = if mode == "match" { "--out" } else { "--dir" };
+    let mut arguments = vec![
+        mode,
+        "--workers",
+        "2",
+        "--binary",
+        binary.to_str().unwrap(),
+        folder_flag,
+        folder.to_str().unwrap(),
+    ];
+    arguments.extend(options);
+    arguments.push("--");
+    arguments.extend(passed);
+    let mut driver = Driver::start(&arguments);
     let done = Arc::new(AtomicBool::new(false));
     let pid = driver.child.id();
     let watchdog = {
@@ -129,6 +161,8 @@ fn run_driver(arguments: &[&str], mut on_line: impl FnMut(&str)) -> (String, boo
         output.push('\n');
     }
     let succeeded = driver.child.wait().is_ok_and(|status| status.success());
+    // The driver's report, shown with --nocapture.
+    eprintln!("{output}");
     done.store(true, Ordering::Relaxed);
     let _ = watchdog.join();
     (output, succeeded)
@@ -176,7 +210,10 @@ fn closing(out: &str, marker: &str) -> Vec<String> {
         .iter()
         .rposition(|line| line.starts_with(marker))
         .unwrap_or_else(|| panic!("no '{marker}' line in {out}"));
-    lines[last + 1..].iter().map(|line| line.to_string()).collect()
+    lines[last + 1..]
+        .iter()
+        .map(|line| line.to_string())
+        .collect()
 }
 
 /// A record without its turn times.
@@ -210,22 +247,9 @@ fn check_against_direct(name: &str, nodes: &str, batch: &str, on_line: impl FnMu
     let build = signature();
     let expected = direct_match(&root.join("direct"), nodes, &build);
     let out = root.join("cluster");
-    let binary = binary();
-    let mut arguments = vec![
-        "match",
-        "--workers",
-        "2",
-        "--batch",
-        batch,
-        "--binary",
-        binary.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--",
-    ];
-    arguments.extend(MATCH);
+    let mut arguments = MATCH.to_vec();
     arguments.extend(["--nodes", nodes]);
-    let (output, succeeded) = run_driver(&arguments, on_line);
+    let (output, succeeded) = run_driver("match", &out, &["--batch", batch], &arguments, on_line);
     assert!(succeeded, "{output}");
     assert!(
         output.contains("Merged 8 games of mcts vs greedy (games 1-8, build "),
@@ -234,7 +258,12 @@ fn check_against_direct(name: &str, nodes: &str, batch: &str, on_line: impl FnMu
     assert_eq!(closing(&output, "Merged "), expected, "{output}");
     for number in 1..=8 {
         let found = copies(&out, number);
-        assert_eq!(found.len(), 1, "game {number} was collected {} times: {output}", found.len());
+        assert_eq!(
+            found.len(),
+            1,
+            "game {number} was collected {} times: {output}",
+            found.len()
+        );
         let direct =
             std::fs::read_to_string(root.join("direct").join(format!("game-{number:04}.sdg")))
                 .unwrap();
@@ -249,6 +278,7 @@ fn a_match_on_a_local_cluster_equals_the_match_played_alone() {
     if !ray_available("a_match_on_a_local_cluster_equals_the_match_played_alone") {
         return;
     }
+    let _cluster = one_cluster();
     let output = check_against_direct("match", "50", "2", |_| {});
     assert_eq!(output.matches("started, worker pid").count(), 4, "{output}");
 }
@@ -258,6 +288,7 @@ fn a_worker_killed_mid_match_loses_only_its_unfinished_games() {
     if !ray_available("a_worker_killed_mid_match_loses_only_its_unfinished_games") {
         return;
     }
+    let _cluster = one_cluster();
     // Two batches of four games, both under way at once; when the first
     // game arrives, the worker of the batch it is not from is killed.
     let mut workers: Vec<(String, u32)> = Vec::new();
@@ -280,7 +311,9 @@ fn a_worker_killed_mid_match_loses_only_its_unfinished_games() {
                     .any(|member| member == number)
             });
             if let Some((_, pid)) = other {
-                let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+                let _ = Command::new("kill")
+                    .args(["-KILL", &pid.to_string()])
+                    .status();
                 killed = Some(*pid);
             }
         }
@@ -294,6 +327,7 @@ fn self_play_through_the_driver_equals_the_one_machine_generation() {
     if !ray_available("self_play_through_the_driver_equals_the_one_machine_generation") {
         return;
     }
+    let _cluster = one_cluster();
     let root = scratch("selfplay");
     let settings = [
         "--games",
@@ -317,22 +351,15 @@ fn self_play_through_the_driver_equals_the_one_machine_generation() {
     let output = supernova(&arguments);
     assert!(output.status.success(), "{}", text(&output));
     let cluster = root.join("cluster");
-    let binary = binary();
-    let mut arguments = vec![
-        "selfplay",
-        "--workers",
-        "2",
-        "--binary",
-        binary.to_str().unwrap(),
-        "--dir",
-        cluster.to_str().unwrap(),
-        "--",
-    ];
-    arguments.extend(settings);
-    let (output, succeeded) = run_driver(&arguments, |_| {});
+    let (output, succeeded) = run_driver("selfplay", &cluster, &[], &settings, |_| {});
     assert!(succeeded, "{output}");
     assert_eq!(output.matches("collected").count(), 2, "{output}");
-    for name in ["games-0000.txt", "games-0001.txt", "candidate.net", "gate.txt"] {
+    for name in [
+        "games-0000.txt",
+        "games-0001.txt",
+        "candidate.net",
+        "gate.txt",
+    ] {
         let read = |run: &Path| std::fs::read_to_string(run.join("gen-001").join(name)).unwrap();
         let made = read(&cluster);
         if name == "gate.txt" {
@@ -343,4 +370,63 @@ fn self_play_through_the_driver_equals_the_one_machine_generation() {
             assert_eq!(made, read(&alone), "{name}");
         }
     }
+}
+
+#[test]
+fn the_driver_cancels_every_task_when_the_sprt_decides() {
+    if !ray_available("the_driver_cancels_every_task_when_the_sprt_decides") {
+        return;
+    }
+    let _cluster = one_cluster();
+    let out = scratch("sprt").join("cluster");
+    let binary = binary();
+    let mut arguments = MATCH.to_vec();
+    // 64 games, decided within a few: the search is far stronger than greedy.
+    let games = arguments.iter().position(|word| *word == "8").unwrap();
+    arguments[games] = "64";
+    arguments.extend([
+        "--nodes",
+        "400",
+        "--sprt",
+        "elo0=-200",
+        "elo1=-100",
+        "alpha=0.2",
+        "beta=0.2",
+    ]);
+    let (output, succeeded) = run_driver("match", &out, &[], &arguments, |_| {});
+    assert!(succeeded, "{output}");
+    assert!(
+        output.contains("the SPRT decided; cancelling every task"),
+        "{output}"
+    );
+    assert!(output.contains("was accepted"), "{output}");
+    let merged = output
+        .lines()
+        .find_map(|line| line.strip_prefix("Merged "))
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|count| count.parse::<usize>().ok())
+        .unwrap_or_else(|| panic!("no merge line: {output}"));
+    assert!(merged < 64, "{output}");
+    // The cancelled tasks' matches end with their workers (the other
+    // tests of this file, which could start such processes, wait for
+    // CLUSTER).
+    let binary_text = binary.to_str().unwrap().to_string();
+    let running = || {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|entry| std::fs::read(entry.ok()?.path().join("cmdline")).ok())
+            .map(|words| String::from_utf8_lossy(&words).replace('\0', " "))
+            .filter(|words| words.starts_with(&binary_text) && words.contains(" --games-list "))
+            .count()
+    };
+    let started = Instant::now();
+    let mut left = running();
+    while left > 0 && started.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(200));
+        left = running();
+    }
+    assert_eq!(
+        left, 0,
+        "supernova processes of the cancelled tasks are still running"
+    );
 }
