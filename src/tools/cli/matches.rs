@@ -41,7 +41,7 @@ const MAX_CONCURRENCY: u64 = 1024;
 #[derive(clap::Args)]
 pub struct MatchArguments {
     /// An engine: KEY=VALUE words (give --engine twice: A, then B; or 3 to 6 times for a multi-player match).
-    #[arg(id = "engines", long = "engine", required = true, num_args = 1.., value_name = "KEY=VALUE", action = ArgAction::Append)]
+    #[arg(id = "engines", long = "engine", required_unless_present = "merge", num_args = 1.., value_name = "KEY=VALUE", action = ArgAction::Append)]
     pub engine_words: Vec<String>,
     /// The words of each `--engine`, one list an engine. The derive without
     /// clap's unstable features reads a repeated flag into one flat list
@@ -104,6 +104,29 @@ pub struct MatchArguments {
     /// Seed of a match of 3 to 6 engines: the Good-versus-Evil deals and each engine's Seed option.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Slices of a match played on several machines, and their merge.
+    #[command(flatten)]
+    pub slices: Box<SliceArguments>,
+}
+
+/// The flags that spread one match over machines: each plays a slice of
+/// the game numbers and writes results files, and `--merge` reads them all
+/// back (boxed: the command-line enum keeps its variants of similar size).
+#[derive(clap::Args, Default)]
+pub struct SliceArguments {
+    /// Play only these games of the match, such as 1-4,9 (numbers from 1 to --games): game N gets the same opening and seats as in the whole match, so slices played on several machines make up the match (see --merge).
+    #[arg(long, value_name = "LIST")]
+    pub games_list: Option<String>,
+    /// Directory for one results file per game (game-NNNN.result: number, opening, seats, score, ending; what --merge reads).
+    #[arg(long, value_name = "DIR")]
+    pub results: Option<PathBuf>,
+    /// The bench signature of the build playing (as `supernova bench` prints it), written into every record and results file.
+    #[arg(long, value_name = "SIGNATURE")]
+    pub build: Option<String>,
+    /// Print the closing lines (score, Elo, SPRT with --sprt) of the match whose --results files are in these directories; a game found twice counts once, two copies that differ are an error.
+    #[arg(long, num_args = 1.., value_name = "DIR",
+          conflicts_with_all = ["engines", "each", "games_list", "results", "pgnout", "log", "build", "resign"])]
+    pub merge: Vec<PathBuf>,
 }
 
 impl MatchArguments {
@@ -113,7 +136,10 @@ impl MatchArguments {
     /// Settings that do not fit together or cannot be read, or an engine
     /// that cannot start (see [`match_runner::run_match`]).
     pub fn run(self, out: &mut (dyn Write + Send)) -> Result<(), Failure> {
-        if (3..=MAX_PLAYERS).contains(&self.engines.len()) {
+        if !self.slices.merge.is_empty() {
+            let sprt = self.sprt.as_deref().map(Sprt::parse).transpose()?;
+            match_runner::merge_results(&self.slices.merge, sprt.as_ref(), out)?;
+        } else if (3..=MAX_PLAYERS).contains(&self.engines.len()) {
             match_runner::run_multi_match(&self.multi_player_config()?, out)?;
         } else {
             match_runner::run_match(&self.two_player_config()?, out)?;
@@ -161,10 +187,34 @@ impl MatchArguments {
         }
         let sprt = self.sprt.as_deref().map(Sprt::parse).transpose()?;
         let resign = self.resign.as_deref().map(Resign::parse).transpose()?;
+        let games = self.games.unwrap_or(2 * openings.len());
+        let numbers = self
+            .slices
+            .games_list
+            .as_deref()
+            .map(|list| match_runner::parse_numbers(list, 1..=games, "--games-list"))
+            .transpose()?;
+        if numbers.is_some() && sprt.is_some() {
+            return Err("--sprt with --games-list: a slice of a match cannot decide the test; give --sprt to the --merge of all the slices' results".to_string());
+        }
+        if let Some(build) = &self.slices.build {
+            if build.is_empty()
+                || build.len() > 64
+                || !build.chars().all(|c| c.is_ascii_alphanumeric())
+            {
+                return Err(format!(
+                    "--build '{}': expected a bench signature, such as bb2eb7228962400e (letters and digits, at most 64)",
+                    crate::notation::error::excerpt(build)
+                ));
+            }
+        }
         Ok(MatchConfig {
             engines,
             limits,
-            games: self.games.unwrap_or(2 * openings.len()),
+            games,
+            numbers,
+            results: self.slices.results.clone(),
+            build: self.slices.build.clone(),
             openings,
             concurrency: self.concurrency.max(1),
             rules: self.rules,
@@ -187,9 +237,15 @@ impl MatchArguments {
     /// # Errors
     /// A two-player-only setting, or a setting that cannot be read.
     pub fn multi_player_config(&self) -> Result<MultiEngineMatch, String> {
-        if self.openings.is_some() || self.sprt.is_some() || self.resign.is_some() {
+        if self.openings.is_some()
+            || self.sprt.is_some()
+            || self.resign.is_some()
+            || self.slices.games_list.is_some()
+            || self.slices.results.is_some()
+            || self.slices.build.is_some()
+        {
             return Err(
-                "--openings, --sprt and --resign are for two-engine matches only".to_string(),
+                "--openings, --sprt, --resign, --games-list, --results and --build are for two-engine matches only".to_string(),
             );
         }
         let engines = self.engine_configs()?;

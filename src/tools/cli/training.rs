@@ -64,6 +64,12 @@ pub struct TrainArguments {
     /// value of the position.
     #[arg(long, num_args = 1..)]
     pub records: Vec<PathBuf>,
+    /// Play only these self-play files of generation --generations, such
+    /// as 0-3 (games-0000.txt to games-0003.txt, 64 games each), with the
+    /// directory's best.net, and stop without fitting: a slice of a
+    /// generation for another machine.
+    #[arg(long, value_name = "LIST")]
+    pub self_play_files: Option<String>,
 }
 
 impl TrainArguments {
@@ -91,6 +97,13 @@ impl TrainArguments {
                 "--learning-rate {learning_rate}: expected a number above 0, at most 1"
             ));
         }
+        let self_play_files = self
+            .self_play_files
+            .as_deref()
+            .map(|list| {
+                crate::tools::match_runner::parse_numbers(list, 0..=9999, "--self-play-files")
+            })
+            .transpose()?;
         Ok(TrainConfig {
             directory: self.dir,
             generations: self.generations,
@@ -107,6 +120,7 @@ impl TrainArguments {
             seed: self.seed,
             threads: self.threads,
             records: GameRecord::read_files(&self.records)?,
+            self_play_files,
             ..Default::default()
         })
     }

@@ -238,6 +238,15 @@ pub struct MatchConfig {
     /// Where to write one protocol log per engine and game (every line
     /// sent, received and written to stderr), for inspection.
     pub logs: Option<PathBuf>,
+    /// The game numbers this run plays (a slice of the match, for playing
+    /// one match on several machines); `None` plays 1 to `games`. Game `n`
+    /// gets the same opening and seats in every slice.
+    pub numbers: Option<Vec<usize>>,
+    /// Where to write one results file per game (see `results.rs`).
+    pub results: Option<PathBuf>,
+    /// The bench signature of the build playing, written into every record
+    /// and results file (given, since the bench takes seconds to run).
+    pub build: Option<String>,
     /// Stop early when this test decides.
     pub sprt: Option<Sprt>,
     /// End a game early when the engines' scores call it lost.
@@ -325,6 +334,20 @@ fn positive<T: std::str::FromStr + PartialOrd + Default>(
 }
 
 impl MatchConfig {
+    /// The `index`th game number to play (from 0), if there is one: the
+    /// slice's, or the whole match's.
+    pub fn scheduled(&self, index: usize) -> Option<usize> {
+        match &self.numbers {
+            Some(numbers) => numbers.get(index).copied(),
+            None => (index < self.games).then_some(index + 1),
+        }
+    }
+
+    /// How many games this run plays.
+    pub fn scheduled_games(&self) -> usize {
+        self.numbers.as_ref().map_or(self.games, Vec::len)
+    }
+
     /// The rules every game is refereed by (and the engines are told):
     /// `rules` with an automatic draw at `repetitions` occurrences of a
     /// start-of-turn position and the turn limit `max_turns` (0 = none).

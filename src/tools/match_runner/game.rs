@@ -419,8 +419,10 @@ impl Game<'_> {
     }
 
     /// Writes the game's SDG record: the match's draw rules as variants,
-    /// the winner (none for a draw), and a `Referee:` comment on the last
-    /// turn with the result and its reason, which `supernova replay` reports.
+    /// the winner (none for a draw), and on the last turn a `Build:`
+    /// comment with the build's bench signature (when the match was given
+    /// one) and a `Referee:` comment with the result and its reason, which
+    /// `supernova replay` reports.
     fn write_transcript(&mut self, number: usize, ending: &Ending) -> Result<(), String> {
         let Some(directory) = &self.config.transcripts else {
             return Ok(());
@@ -455,6 +457,12 @@ impl Game<'_> {
             },
         };
         if let Some(last) = self.record.last_mut() {
+            // Which build played the game, so that records of different
+            // builds are not mistaken for one match's.
+            if let Some(build) = &self.config.build {
+                last.comments
+                    .push(format!("\tBuild: bench signature {build}"));
+            }
             last.comments.push(result.comment());
         }
         let text = write_record(&header, &self.record);

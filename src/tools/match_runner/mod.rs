@@ -33,14 +33,21 @@
 //! `supernova replay` accepts: its variants name the draw rules and a
 //! `Referee:` comment states the result and its reason, forfeits included.
 //!
+//! A run can play a slice of a match (`--games-list`), writing a results
+//! file per game (`--results`), and `--merge` reads the slices' results
+//! back into the whole match's closing lines: how one match is spread over
+//! machines (`results.rs`, and `benches/scripts/ray_match.py`, which does
+//! it on a Ray cluster).
+//!
 //! The files: `config.rs` (engines, openings and settings), `game.rs` (one
-//! game: engines, turns, referee, record), `multi.rs` (matches of three to
-//! six engines) and this one (the schedule, the reports and the
-//! summary).
+//! game: engines, turns, referee, record), `results.rs` (results files,
+//! merging, the closing lines), `multi.rs` (matches of three to six
+//! engines) and this one (the schedule and the reports).
 
 mod config;
 mod game;
 mod multi;
+mod results;
 
 pub use config::{
     parse_openings, parse_time_control, EngineConfig, MatchConfig, Opening, Resign, TurnLimits,
@@ -48,8 +55,10 @@ pub use config::{
 };
 
 pub use multi::{run_multi_match, MultiEngineMatch, MultiEngineResult, MultiGameReport};
+pub use results::{
+    fingerprint, format_numbers, merge_results, parse_numbers, read_results, GameSummary, Summary,
+};
 
-use std::collections::HashSet;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -60,6 +69,7 @@ use super::Ending;
 use crate::notation::names::DEFAULT_NAMES;
 use crate::rules::{Action, Outcome};
 use game::{play_game, start_engine};
+use results::write_closing;
 
 /// How long an engine may take to start and answer `hwi` and `isready`.
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -192,7 +202,10 @@ pub fn run_match(
     config: &MatchConfig,
     output: &mut (dyn Write + Send),
 ) -> Result<MatchResult, String> {
-    for directory in [&config.transcripts, &config.logs].into_iter().flatten() {
+    for directory in [&config.transcripts, &config.logs, &config.results]
+        .into_iter()
+        .flatten()
+    {
         std::fs::create_dir_all(directory)
             .map_err(|error| format!("{}: cannot create: {error}", directory.display()))?;
     }
@@ -214,27 +227,34 @@ pub fn run_match(
         }
         let _ = writeln!(
             guard.0,
-            "Started match of {} games: {} vs {} ({} openings, concurrency {})",
+            "Started match of {} games: {} vs {} ({} openings, concurrency {}){}",
             config.games,
             names[0],
             names[1],
             config.openings.len(),
-            config.concurrency.max(1)
+            config.concurrency.max(1),
+            match &config.numbers {
+                Some(numbers) => format!("; this run plays games {}", format_numbers(numbers)),
+                None => String::new(),
+            }
         );
         let _ = guard.0.flush();
     }
-    let next = AtomicUsize::new(1);
+    let next = AtomicUsize::new(0);
     let halted = AtomicBool::new(false);
     std::thread::scope(|scope| {
-        for _ in 0..config.concurrency.max(1).min(config.games.max(1)) {
+        for _ in 0..config
+            .concurrency
+            .max(1)
+            .min(config.scheduled_games().max(1))
+        {
             scope.spawn(|| loop {
                 if halted.load(Ordering::Relaxed) {
                     break;
                 }
-                let number = next.fetch_add(1, Ordering::Relaxed);
-                if number > config.games {
+                let Some(number) = config.scheduled(next.fetch_add(1, Ordering::Relaxed)) else {
                     break;
-                }
+                };
                 if let Ok(mut guard) = shared.lock() {
                     // As cutechess-cli: the seats of game n alternate.
                     let seats = if number % 2 == 1 { [0, 1] } else { [1, 0] };
@@ -248,7 +268,16 @@ pub fn run_match(
                         halted.store(true, Ordering::Relaxed);
                     }
                 }
-                let (report, warning) = play_game(config, &names, number);
+                let (report, mut warning) = play_game(config, &names, number);
+                if let Some(directory) = &config.results {
+                    let summary =
+                        GameSummary::from_report(&report, &names, config.build.as_deref());
+                    if let Err(error) = summary.write(directory) {
+                        warning = Some(
+                            warning.map_or(error.clone(), |earlier| format!("{earlier}; {error}")),
+                        );
+                    }
+                }
                 let Ok(mut guard) = shared.lock() else {
                     break;
                 };
@@ -297,78 +326,30 @@ pub fn run_match(
     Ok(result)
 }
 
-/// Writes the match's closing lines: the score and Elo, the sequential
-/// test's verdict (kept in `result`), the repeated games, the forfeits and
-/// adjudications. A reader that went away is no error here: the games are
-/// played and `result` holds them.
+/// Writes the match's closing lines ([`write_closing`]) and keeps the
+/// sequential test's verdict and the repeats in `result`.
 fn write_summary(
     writer: &mut (dyn Write + Send),
     config: &MatchConfig,
-    names: &[String],
+    names: &[String; 2],
     result: &mut MatchResult,
 ) {
-    let _ = writeln!(writer, "{}", result.tally.score_line(&names[0], &names[1]));
-    let _ = writeln!(writer, "{}", result.tally.elo_line());
-    if let Some(sprt) = &config.sprt {
-        let (line, verdict) = sprt.report(&result.tally, result.sprt_decided);
-        let _ = writeln!(writer, "{line}");
-        result.sprt = Some(verdict);
-    }
-    count_repeats(result);
-    if result.repeats > 0 {
-        let _ = writeln!(
-            writer,
-            "Repeats: {} of {} games repeated an earlier game turn for turn (same opening \
-             and seats: deterministic engines at this limit); the {} distinct games: {}; {}",
-            result.repeats,
-            result.games.len(),
-            result.games.len() - result.repeats,
-            result.distinct.score_line(&names[0], &names[1]),
-            result.distinct.elo_line()
-        );
-    }
-    let forfeits = result.games.iter().filter(|game| game.is_forfeit()).count();
-    if forfeits > 0 {
-        let _ = writeln!(
-            writer,
-            "Forfeits: {forfeits} games ended by a crash, hang, protocol fault or illegal turn (see above)"
-        );
-    }
-    let adjudicated = result
+    let games: Vec<GameSummary> = result
         .games
         .iter()
-        .filter(|game| matches!(game.ending, Ending::Adjudicated { .. }))
-        .count();
-    if adjudicated > 0 {
-        let _ = writeln!(
-            writer,
-            "Adjudicated: {adjudicated} games ended by --resign (see above)"
-        );
-    }
-    let _ = writeln!(writer, "Finished match");
-    let _ = writer.flush();
-}
-
-/// Finds the games that repeat an earlier one (by game number) turn for
-/// turn from the same opening and seats, and tallies the others: a match
-/// of 400 games over 64 openings at a node limit, between engines that
-/// search deterministically, holds only 128 games, and its Elo interval
-/// would otherwise be narrower than the evidence.
-fn count_repeats(result: &mut MatchResult) {
-    let mut order: Vec<&GameReport> = result.games.iter().collect();
-    order.sort_by_key(|game| game.number);
-    let mut seen: HashSet<(usize, bool, &[Vec<Action>])> = HashSet::new();
-    let mut distinct = Tally::default();
-    let mut repeats = 0;
-    for game in order {
-        if seen.insert((game.opening, game.a_first, game.played.as_slice())) {
-            distinct.add(game.score_a);
-        } else {
-            repeats += 1;
-        }
-    }
-    result.repeats = repeats;
-    result.distinct = distinct;
+        .map(|game| GameSummary::from_report(game, names, config.build.as_deref()))
+        .collect();
+    let summary = write_closing(
+        writer,
+        names,
+        config.sprt.as_ref(),
+        &result.tally,
+        result.sprt_decided,
+        &games,
+    );
+    result.sprt = summary.sprt;
+    result.repeats = summary.repeats;
+    result.distinct = summary.distinct;
 }
 
 #[cfg(test)]

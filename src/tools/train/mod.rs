@@ -64,6 +64,16 @@
 //! fifth game by number is held out ([`is_held_out`]), so that `supernova
 //! accuracy --held-out` measures what was not learned from.
 //!
+//! # On several machines
+//! A generation's self-play can be cut into slices of files
+//! (`--self-play-files 0-3` plays `games-0000.txt` to `games-0003.txt` of
+//! generation `--generations` with the directory's `best.net`, and
+//! stops). Each game's seed depends only on the run's seed, the generation
+//! and the game's number, so the slices' files are the one-machine
+//! generation's; copied into the run's directory, they are skipped as
+//! played, and the same command without the flag fits and gates there.
+//! `benches/scripts/ray_match.py selfplay` does this on a Ray cluster.
+//!
 //! # Files
 //! Everything lives in one directory, and every step writes its result
 //! there before the next starts, so a run that is cut off resumes where it
@@ -195,6 +205,10 @@ pub struct TrainConfig {
     pub records: Vec<GameRecord>,
     /// The rules the records are replayed under (SDG records need `sdg`).
     pub record_rules: Rules,
+    /// Play only these self-play files (numbered from 0, as `games-CCCC.txt`)
+    /// of generation `generations`, and stop: a slice of a generation for
+    /// another machine, whose files the fitting machine collects.
+    pub self_play_files: Option<Vec<usize>>,
 }
 
 /// Whether a real game is kept out of training, so that
@@ -224,6 +238,7 @@ impl Default for TrainConfig {
             max_turns: 150,
             records: Vec::new(),
             record_rules: Rules::SDG,
+            self_play_files: None,
         }
     }
 }
@@ -253,6 +268,13 @@ pub fn train(config: &TrainConfig, out: &mut dyn Write) -> Result<(), String> {
             pool.current_num_threads()
         ),
     )?;
+    if config.self_play_files.is_some() {
+        let generation = config.generations.max(1);
+        let directory = generation_directory(config, generation);
+        fs::create_dir_all(&directory).map_err(|error| io_error(&directory, error))?;
+        let best = best_network(config)?;
+        return self_play(&pool, config, generation, best, out);
+    }
     for generation in 1..=config.generations {
         let directory = generation_directory(config, generation);
         let gate_file = directory.join("gate.txt");

@@ -32,7 +32,8 @@ use crate::tools::selfplay::MatchSettings;
 /// Games in one self-play data file.
 const GAMES_PER_FILE: usize = 64;
 
-/// Plays the generation's missing self-play files.
+/// Plays the generation's missing self-play files (those of
+/// `config.self_play_files` only, when it names some).
 pub(super) fn self_play(
     pool: &rayon::ThreadPool,
     config: &TrainConfig,
@@ -46,7 +47,18 @@ pub(super) fn self_play(
         return Err("no openings to start self-play from".to_string());
     }
     let files = config.games.div_ceil(GAMES_PER_FILE);
-    for file in 0..files {
+    let chosen: Vec<usize> = match &config.self_play_files {
+        Some(chosen) => {
+            if let Some(beyond) = chosen.iter().find(|&&file| file >= files) {
+                return Err(format!(
+                    "--self-play-files: file {beyond} is beyond the generation's {files} files of {GAMES_PER_FILE} games (numbered from 0)"
+                ));
+            }
+            chosen.clone()
+        }
+        None => (0..files).collect(),
+    };
+    for file in chosen {
         let path = directory.join(format!("games-{file:04}.txt"));
         if path.exists() {
             continue;
