@@ -14,14 +14,14 @@
 
 use std::io::Write;
 use std::str::FromStr;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::notation::turn::{format_named_turn, format_turn, NamedTurn, Style};
 use crate::notation::{hwpn, Board};
 use crate::protocol::explain::sentence;
 use crate::protocol::text::{decision_word, format_line, proof_word, result_text, value_text};
 use crate::record::{GameRecord, ReplayedTurn};
-use crate::rules::{Action, GameStatus, Outcome, Position, Rules};
+use crate::rules::{Action, GameStatus, Outcome, Player, Position, Rules};
 use crate::search::{
     explain, win_probability, SearchLimits, SearchOptions, SearchResult, Searcher, Solver,
 };
@@ -276,29 +276,245 @@ pub fn check_turn(
 /// the range, a quarter of the win probability.
 pub const VALUE_DROP: f32 = 0.5;
 
-/// One annotated turn whose line waits for the next search: the value
-/// after a turn is the opponent's value of the next position.
-struct Pending {
-    /// The turn's line, with its exact blunder if any.
-    line: String,
-    /// Who played it.
-    mover: usize,
-    /// The engine's value before it, for the mover.
-    before: f32,
-    /// Whether the engine would have played another turn.
-    differs: bool,
-    /// Whether an exact blunder was found (a value drop is not marked twice).
-    blunder: bool,
-    /// `better: ...`, the engine's turn and its explanation.
-    better: String,
+/// Why a turn is marked: the two exact blunders, and a large value drop
+/// where no exact blunder was found (a turn is never marked twice).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MarkKind {
+    /// A win at once existed and the turn did not take it.
+    MissedWin,
+    /// The turn lets the opponent win at once though a safe turn existed.
+    AllowsLoss,
+    /// The engine's value fell by [`VALUE_DROP`] or more over the turn,
+    /// and the engine preferred another turn.
+    ValueDrop,
 }
 
-/// Annotates every turn of a record: the engine's value before the turn,
-/// its preferred turn where it differs, the exact blunder checks and the
-/// large value drops ([`VALUE_DROP`]); each blunder and drop gets the
-/// engine's better turn and the sentence that says why (the explanation
-/// the protocol's `info string explain` writes). Returns the number of
-/// exact blunders found.
+/// What the engine thought of the turn played, against its own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Judgement {
+    /// The turn won the game.
+    Wins,
+    /// The engine would have played a turn to the same position.
+    Agrees,
+    /// The engine would have played this turn instead.
+    Prefers(String),
+}
+
+/// What reviewing one turn of a record found: the data both `annotate`'s
+/// text and the GUI's review marks are made from, so that the two never
+/// disagree.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TurnFinding {
+    /// The turn's place in the replay, from 0 (the board before it is the
+    /// replay's board `index`; the GUI's ply).
+    pub index: usize,
+    /// The site's turn number.
+    pub number: u32,
+    /// Who played it.
+    pub mover: Player,
+    /// The turn played, with the names the record gave its discoveries.
+    pub played: String,
+    /// A setup turn (homeworlds), which is not searched or judged.
+    pub setup: bool,
+    /// The engine's value before the turn, for the mover (0 for setup).
+    pub before: f32,
+    /// The value after it, for the mover: the negated value of the next
+    /// search, or the game's result; `None` when not known.
+    pub after: Option<f32>,
+    /// Whether the engine agrees with the turn ([`Judgement::Wins`] for a
+    /// setup turn, which is not judged).
+    pub judgement: Judgement,
+    /// The exact blunder, with the turn it is about in text: the win that
+    /// was missed, or the opponent's winning reply.
+    pub blunder: Option<(Blunder, String)>,
+    /// Whether the value dropped by [`VALUE_DROP`] or more where the
+    /// engine preferred another turn and no exact blunder was found.
+    pub dropped: bool,
+    /// The engine's turn from the position before, in text.
+    pub better: String,
+    /// Why the engine plays [`TurnFinding::better`]: its explanation
+    /// sentence (`protocol::explain`).
+    pub explanation: String,
+}
+
+impl TurnFinding {
+    /// Why the turn is marked, if it is.
+    pub fn kind(&self) -> Option<MarkKind> {
+        match &self.blunder {
+            Some((Blunder::MissedWin(_), _)) => Some(MarkKind::MissedWin),
+            Some((Blunder::AllowsLoss(_), _)) => Some(MarkKind::AllowsLoss),
+            None if self.dropped => Some(MarkKind::ValueDrop),
+            None => None,
+        }
+    }
+}
+
+/// How a review ended: the replay's end, as `annotate` reports it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReviewEnd {
+    /// The first illegal turn of the record, where the replay stopped.
+    pub illegal: Option<String>,
+    /// The game's status after the last legal turn.
+    pub status: GameStatus,
+    /// Whether `stop` ended the review before the last turn.
+    pub stopped: bool,
+}
+
+/// One reviewed turn whose finding waits for the next search: the value
+/// after a turn is the opponent's value of the next position.
+struct Pending {
+    /// The finding, but for the value after the turn.
+    finding: TurnFinding,
+    /// Whether the engine would have played another turn.
+    differs: bool,
+}
+
+/// Reviews every turn of a record and hands each turn's finding to `each`
+/// in order, as soon as the value after the turn is known: the engine's
+/// value before the turn, its preferred turn, the exact blunder checks,
+/// the large value drops ([`VALUE_DROP`]) and the engine's better turn
+/// with the sentence that says why. `stop` ends the review early (between
+/// turns, and the search under way), so that a caller in another thread
+/// can cancel it.
+///
+/// # Errors
+/// What `each` returns.
+pub fn review(
+    record: &GameRecord,
+    settings: &AnalysisSettings,
+    stop: &AtomicBool,
+    mut each: impl FnMut(&TurnFinding) -> std::io::Result<()>,
+) -> std::io::Result<ReviewEnd> {
+    let rules = settings.options.rules;
+    let style = settings.notation.style();
+    let walk = record.walk(&rules);
+    let mut searcher = Searcher::new(settings.options.clone());
+    let mut solver = Solver::default();
+    let mut pending: Option<Pending> = None;
+    // The start-of-turn hashes before each turn, for the search's repetitions.
+    let hashes = walk.history.earlier_hashes();
+    for (index, turn) in walk.turns.iter().enumerate() {
+        if stop.load(Ordering::Relaxed) {
+            return Ok(ReviewEnd {
+                illegal: None,
+                status: walk.status,
+                stopped: true,
+            });
+        }
+        let board = &turn.board;
+        // The played turn keeps the names the record gave its discoveries.
+        let played = format_named_turn(board, &rules, &turn.actions, &turn.names, style);
+        if board.position.in_setup() {
+            flush(&mut each, pending.take(), None)?;
+            each(&TurnFinding {
+                index,
+                number: turn.number,
+                mover: turn.mover,
+                played,
+                setup: true,
+                before: 0.0,
+                after: None,
+                judgement: Judgement::Wins,
+                blunder: None,
+                dropped: false,
+                better: String::new(),
+                explanation: String::new(),
+            })?;
+            continue;
+        }
+        let subject = Subject {
+            board: board.clone(),
+            history: hashes[..index].to_vec(),
+        };
+        let result = searcher.search(
+            &board.position,
+            &subject.history,
+            &settings.limits,
+            stop,
+            |_| {},
+        );
+        flush(&mut each, pending.take(), Some(-result.value))?;
+        let better = format_turn(board, &rules, &result.best_turn, style);
+        let played_hash = result_hash(&board.position, &turn.actions, &rules);
+        let preferred_hash = result_hash(&board.position, &result.best_turn, &rules);
+        let differs = played_hash.is_none() || played_hash != preferred_hash;
+        let wins = turn.outcome == Outcome::Win(turn.mover);
+        let judgement = if wins {
+            Judgement::Wins
+        } else if !differs {
+            Judgement::Agrees
+        } else {
+            Judgement::Prefers(better.clone())
+        };
+        let blunder =
+            check_turn(&board.position, &turn.actions, &rules, &mut solver).map(|blunder| {
+                let text = blunder_turn(&blunder, turn, &rules, style);
+                (blunder, text)
+            });
+        let explanation = explain(&board.position, &rules, &settings.options.tunables, &result);
+        pending = Some(Pending {
+            finding: TurnFinding {
+                index,
+                number: turn.number,
+                mover: turn.mover,
+                played,
+                setup: false,
+                before: result.value,
+                after: None,
+                judgement,
+                blunder,
+                dropped: false,
+                better,
+                explanation: sentence(board, &rules, &explanation),
+            },
+            differs: differs && !wins,
+        });
+    }
+    let end_value = match (&pending, walk.status) {
+        (Some(last), GameStatus::Over(result)) => Some(match result.outcome {
+            Outcome::Win(winner) if winner == last.finding.mover => 1.0,
+            Outcome::Win(_) => -1.0,
+            _ => 0.0,
+        }),
+        _ => None,
+    };
+    flush(&mut each, pending.take(), end_value)?;
+    Ok(ReviewEnd {
+        illegal: walk.illegal.map(|illegal| illegal.to_string()),
+        status: walk.status,
+        stopped: false,
+    })
+}
+
+/// Hands on a pending turn's finding once the value after it is known
+/// (`after`, for its mover; `None` when not known): a drop of
+/// [`VALUE_DROP`] or more where the engine preferred another turn, and no
+/// exact blunder was found, marks it.
+fn flush(
+    each: &mut impl FnMut(&TurnFinding) -> std::io::Result<()>,
+    pending: Option<Pending>,
+    after: Option<f32>,
+) -> std::io::Result<()> {
+    let Some(Pending {
+        mut finding,
+        differs,
+    }) = pending
+    else {
+        return Ok(());
+    };
+    finding.after = after;
+    finding.dropped = after.is_some_and(|after| {
+        differs && finding.blunder.is_none() && finding.before - after >= VALUE_DROP
+    });
+    each(&finding)
+}
+
+/// Annotates every turn of a record ([`review`]'s findings, written as
+/// text): the engine's value before the turn, its preferred turn where it
+/// differs, the exact blunder checks and the large value drops
+/// ([`VALUE_DROP`]); each blunder and drop gets the engine's better turn
+/// and the sentence that says why (the explanation the protocol's `info
+/// string explain` writes). Returns the number of exact blunders found.
 ///
 /// # Errors
 /// A failed write.
@@ -307,93 +523,25 @@ pub fn annotate(
     settings: &AnalysisSettings,
     output: &mut dyn Write,
 ) -> std::io::Result<usize> {
-    let rules = settings.options.rules;
-    let style = settings.notation.style();
-    let walk = record.walk(&rules);
-    let mut searcher = Searcher::new(settings.options.clone());
-    let mut solver = Solver::default();
     let mut blunders = [0usize; 2];
     let mut mistakes = [0usize; 2];
-    let mut pending: Option<Pending> = None;
-    // The start-of-turn hashes before each turn, for the search's repetitions.
-    let hashes = walk.history.earlier_hashes();
-    for (index, turn) in walk.turns.iter().enumerate() {
-        let ReplayedTurn {
-            board,
-            actions,
-            names: discovery_names,
-            number,
-            mover,
-            ..
-        } = turn;
-        // The played turn keeps the names the record gave its discoveries.
-        let played_text = format_named_turn(board, &rules, actions, discovery_names, style);
-        let name = record.header.player_name(*mover).unwrap_or("?");
-        if board.position.in_setup() {
-            flush(output, pending.take(), None, &mut mistakes)?;
-            writeln!(output, "{number}) {name}: {played_text}  (setup)")?;
-            continue;
+    let name = |player: Player| record.header.player_name(player).unwrap_or("?");
+    let end = review(record, settings, &AtomicBool::new(false), |finding| {
+        if finding.blunder.is_some() {
+            blunders[finding.mover.index()] += 1;
         }
-        let subject = Subject {
-            board: board.clone(),
-            history: hashes[..index].to_vec(),
-        };
-        let result = search(&mut searcher, &subject, &settings.limits);
-        flush(output, pending.take(), Some(-result.value), &mut mistakes)?;
-        let mut line = format!(
-            "{number}) {name}: {played_text}  [{}]",
-            value_text(result.value, result.win_probability())
-        );
-        let played_hash = result_hash(&board.position, actions, &rules);
-        let preferred_hash = result_hash(&board.position, &result.best_turn, &rules);
-        let differs = played_hash.is_none() || played_hash != preferred_hash;
-        if turn.outcome == Outcome::Win(*mover) {
-            line.push_str("  wins the game");
-        } else if !differs {
-            line.push_str("  engine agrees");
-        } else {
-            line.push_str(&format!(
-                "  engine prefers: {}",
-                format_turn(board, &rules, &result.best_turn, style)
-            ));
+        if finding.dropped {
+            mistakes[finding.mover.index()] += 1;
         }
-        let verdict = check_turn(&board.position, actions, &rules, &mut solver);
-        if let Some(blunder) = &verdict {
-            blunders[mover.index()] += 1;
-            line.push_str(&blunder_text(blunder, turn, &rules, style));
-        }
-        let explanation = explain(&board.position, &rules, &settings.options.tunables, &result);
-        pending = Some(Pending {
-            line,
-            mover: mover.index(),
-            before: result.value,
-            differs: differs && turn.outcome != Outcome::Win(*mover),
-            blunder: verdict.is_some(),
-            better: better_text(
-                &format_turn(board, &rules, &result.best_turn, style),
-                &sentence(board, &rules, &explanation),
-            ),
-        });
-    }
-    let end_value = match (&pending, walk.status) {
-        (Some(last), GameStatus::Over(result)) => Some(match result.outcome {
-            Outcome::Win(winner) if winner.index() == last.mover => 1.0,
-            Outcome::Win(_) => -1.0,
-            _ => 0.0,
-        }),
-        _ => None,
-    };
-    flush(output, pending.take(), end_value, &mut mistakes)?;
-    if let Some(illegal) = &walk.illegal {
+        writeln!(output, "{}", finding_text(finding, name(finding.mover)))
+    })?;
+    if let Some(illegal) = &end.illegal {
         writeln!(output, "the replay stops: {illegal}")?;
     }
-    if let GameStatus::Over(result) = walk.status {
+    if let GameStatus::Over(result) = end.status {
         writeln!(output, "the game ends: {}", result_text(&result))?;
     }
-    let names: Vec<&str> = crate::rules::Player::BOTH
-        .iter()
-        .map(|&player| record.header.player_name(player).unwrap_or("?"))
-        .collect();
+    let names = Player::BOTH.map(name);
     writeln!(
         output,
         "value drops: {} ({}: {}, {}: {})",
@@ -415,9 +563,49 @@ pub fn annotate(
     Ok(blunders[0] + blunders[1])
 }
 
+/// `annotate`'s lines for one turn: the turn with the engine's value and
+/// judgement, then for a marked turn the blunder or the drop and the
+/// better turn.
+fn finding_text(finding: &TurnFinding, name: &str) -> String {
+    let number = finding.number;
+    let played = &finding.played;
+    if finding.setup {
+        return format!("{number}) {name}: {played}  (setup)");
+    }
+    let mut line = format!(
+        "{number}) {name}: {played}  [{}]",
+        value_text(finding.before, win_probability(finding.before))
+    );
+    match &finding.judgement {
+        Judgement::Wins => line.push_str("  wins the game"),
+        Judgement::Agrees => line.push_str("  engine agrees"),
+        Judgement::Prefers(turn) => line.push_str(&format!("  engine prefers: {turn}")),
+    }
+    if let Some((blunder, turn)) = &finding.blunder {
+        line.push_str(&format!(
+            "\n    ?? blunder: {}",
+            blunder_words(blunder, turn)
+        ));
+    }
+    if let (true, Some(after)) = (finding.dropped, finding.after) {
+        line.push_str(&format!(
+            "\n    ? value drop: win probability {:.1}% before, {:.1}% after",
+            win_probability(finding.before) * 100.0,
+            win_probability(after) * 100.0
+        ));
+    }
+    if finding.kind().is_some() {
+        line.push_str(&format!(
+            "\n    {}",
+            better_text(&finding.better, &finding.explanation)
+        ));
+    }
+    line
+}
+
 /// `better: <why>` when the sentence names the turn (a win, an expected
 /// line), else `better: <turn>: <why>`.
-fn better_text(turn: &str, why: &str) -> String {
+pub fn better_text(turn: &str, why: &str) -> String {
     if why.contains(turn) {
         format!("better: {why}")
     } else {
@@ -425,58 +613,33 @@ fn better_text(turn: &str, why: &str) -> String {
     }
 }
 
-/// The `?? blunder: ...` text of an exact blunder of `turn`.
-fn blunder_text(blunder: &Blunder, turn: &ReplayedTurn, rules: &Rules, style: Style) -> String {
+/// What an exact blunder did, in words, with the turn it is about (the
+/// missed win, or the opponent's winning reply).
+pub fn blunder_words(blunder: &Blunder, turn: &str) -> String {
+    match blunder {
+        Blunder::MissedWin(_) => format!("throws away a win; this turn won at once: {turn}"),
+        Blunder::AllowsLoss(_) => format!(
+            "walks into an immediate loss although a safe turn existed; the opponent wins with: {turn}"
+        ),
+    }
+}
+
+/// The turn an exact blunder of `turn` is about, in text: the missed win
+/// from the board before, or the opponent's reply from the board after.
+fn blunder_turn(blunder: &Blunder, turn: &ReplayedTurn, rules: &Rules, style: Style) -> String {
     let board = &turn.board;
     match blunder {
-        Blunder::MissedWin(win) => format!(
-            "\n    ?? blunder: throws away a win; this turn won at once: {}",
-            format_turn(board, rules, win, style)
-        ),
+        Blunder::MissedWin(win) => format_turn(board, rules, win, style),
         Blunder::AllowsLoss(reply) => {
             let mut after = board.clone();
             let mut played = NamedTurn::new(&turn.actions);
             played.names.clone_from(&turn.names);
-            let reply_text = match played.replay(&mut after, rules) {
+            match played.replay(&mut after, rules) {
                 Ok(()) => format_turn(&after, rules, reply, style),
                 Err(_) => "?".to_string(),
-            };
-            format!(
-                "\n    ?? blunder: walks into an immediate loss although a safe turn existed; the opponent wins with: {reply_text}"
-            )
+            }
         }
     }
-}
-
-/// Writes a pending turn's line once the value after it is known (`after`,
-/// for its mover; `None` when not known): an exact blunder, or a drop of
-/// [`VALUE_DROP`] or more where the engine preferred another turn, gets the
-/// engine's better turn and why.
-fn flush(
-    output: &mut dyn Write,
-    pending: Option<Pending>,
-    after: Option<f32>,
-    mistakes: &mut [usize; 2],
-) -> std::io::Result<()> {
-    let Some(pending) = pending else {
-        return Ok(());
-    };
-    let mut line = pending.line;
-    let dropped = after.filter(|&after| {
-        pending.differs && !pending.blunder && pending.before - after >= VALUE_DROP
-    });
-    if let Some(after) = dropped {
-        mistakes[pending.mover] += 1;
-        line.push_str(&format!(
-            "\n    ? value drop: win probability {:.1}% before, {:.1}% after",
-            win_probability(pending.before) * 100.0,
-            win_probability(after) * 100.0
-        ));
-    }
-    if pending.blunder || dropped.is_some() {
-        line.push_str(&format!("\n    {}", pending.better));
-    }
-    writeln!(output, "{line}")
 }
 
 /// The hash of the position after a turn, if it plays.
@@ -492,6 +655,70 @@ fn result_hash(position: &Position, actions: &[Action], rules: &Rules) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `annotate`'s golden record of blunders: turn 4 drops the value,
+    /// turn 6 walks into a loss, turn 7 throws the win away.
+    const BLUNDERS: &str = include_str!("../../tests/golden/blunders.sdg");
+
+    #[test]
+    fn the_findings_are_annotates_lines() {
+        let record = GameRecord::parse_sdg(BLUNDERS).unwrap();
+        let settings = AnalysisSettings {
+            options: SearchOptions::default(),
+            limits: SearchLimits {
+                nodes: Some(300),
+                ..SearchLimits::default()
+            },
+            notation: Notation::Sdg,
+        };
+        let mut findings = Vec::new();
+        let end = review(&record, &settings, &AtomicBool::new(false), |finding| {
+            findings.push(finding.clone());
+            Ok(())
+        })
+        .unwrap();
+        assert!(!end.stopped);
+        let marked: Vec<(u32, MarkKind)> = findings
+            .iter()
+            .filter_map(|finding| Some((finding.number, finding.kind()?)))
+            .collect();
+        assert_eq!(
+            marked,
+            [
+                (4, MarkKind::ValueDrop),
+                (6, MarkKind::AllowsLoss),
+                (7, MarkKind::MissedWin)
+            ]
+        );
+        assert_eq!(findings.len(), 7);
+        let missed = &findings[6];
+        assert_eq!(missed.explanation, "takes the win: Attack B3 Bob");
+        assert_eq!(missed.index, 6);
+        assert_eq!(missed.before, 1.0);
+        let dropped = &findings[3];
+        assert!(dropped.before - dropped.after.unwrap() >= VALUE_DROP);
+        // annotate writes the same findings.
+        let mut text = Vec::new();
+        annotate(&record, &settings, &mut text).unwrap();
+        let text = String::from_utf8(text).unwrap();
+        for finding in &findings {
+            assert!(
+                text.contains(&finding_text(finding, finding_name(finding))),
+                "{text}"
+            );
+        }
+        // A stopped review stops at once.
+        let stopped = review(&record, &settings, &AtomicBool::new(true), |_| Ok(())).unwrap();
+        assert!(stopped.stopped);
+    }
+
+    /// The record's name of a finding's mover.
+    fn finding_name(finding: &TurnFinding) -> &'static str {
+        match finding.mover {
+            Player::First => "Alice",
+            Player::Second => "Bob",
+        }
+    }
 
     #[test]
     fn blunders_are_exact() {

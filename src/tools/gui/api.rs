@@ -480,6 +480,8 @@ pub struct StateReply<'a> {
     pub hint_explanation: Option<&'a str>,
     /// Whether the person may use Brain Transference now.
     pub can_swap: bool,
+    /// Review's marks, progress and variation, or `null` outside Review.
+    pub review: Option<super::review::ReviewReply>,
 }
 
 /// One level of the Play page's choice.
@@ -560,6 +562,7 @@ impl StateReply<'_> {
                 .filter(|hint| hint.game_id == state.game_id && hint.ply == shown)
                 .and_then(|hint| hint.explanation.as_deref()),
             can_swap: state.can_swap(),
+            review: super::review::reply(state),
         }
     }
 }

@@ -74,6 +74,7 @@ pub mod engine;
 pub mod game;
 mod http;
 mod puzzles;
+mod review;
 pub mod server;
 pub mod state;
 
@@ -95,6 +96,7 @@ const PAGE_HTML: &str = include_str!("page.html");
 const PAGE_SCRIPT: &str = include_str!("page.js");
 const PAGE_STYLE: &str = include_str!("page.css");
 const PUZZLES_SCRIPT: &str = include_str!("puzzles.js");
+const REVIEW_SCRIPT: &str = include_str!("review.js");
 
 /// The GUI's server, bound to its address and not yet serving: the caller
 /// learns the address (a port of 0 picks a free one) and tells the person
@@ -207,6 +209,14 @@ fn route(shared: &Arc<Shared>, method: Method, path: &str, query: &str, body: &s
         (Method::Get, "/puzzles.js") => {
             Answer::asset("text/javascript; charset=utf-8", PUZZLES_SCRIPT)
         }
+        (Method::Get, "/review.js") => {
+            Answer::asset("text/javascript; charset=utf-8", REVIEW_SCRIPT)
+        }
+        // Review keeps its main line when a turn is played (a variation)
+        // and the loaded record's text for its marks.
+        (Method::Post, "/api/turn") if review::takes_turn(shared) => review::turn(shared, body),
+        (Method::Post, "/api/load") => review::load(shared, body),
+        (Method::Post, "/api/review/drop") => review::drop_variation(shared, body),
         (Method::Get, "/api/puzzles") => Answer::json(&puzzles::ListReply {
             puzzles: puzzles::all(),
         }),

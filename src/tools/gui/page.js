@@ -437,6 +437,8 @@ function drawMoves() {
   if (points.length) element('polyline', { points: points.join(' '), fill: 'none', stroke: '#ffd479', 'stroke-width': 2 }, graph);
   const x = (state.ply / count) * 300;
   element('line', { x1: x, y1: 0, x2: x, y2: 80, stroke: '#7d8cff', 'stroke-width': 2 }, graph);
+  // Review's marks and variation (review.js).
+  if (window.review) review.draw();
 }
 
 // Under each engine turn that comes with one, the engine's reason ("why?").

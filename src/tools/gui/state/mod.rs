@@ -267,6 +267,8 @@ pub struct State {
     /// what it is for (the [`State::game_id`], the person's side, the
     /// mode) and what it says.
     pub alert: Option<(AlertKey, Option<String>)>,
+    /// Review's marks and variation (`super::review`).
+    pub review: super::review::ReviewState,
 }
 
 /// What a Red Alert was worked out for: the game's number, the person's
@@ -328,6 +330,7 @@ impl Shared {
                 hint_wanted: None,
                 hint: None,
                 alert: None,
+                review: Default::default(),
             }),
             changed: Condvar::new(),
         })
@@ -345,6 +348,7 @@ impl Shared {
     pub fn update<T>(self: &Arc<Shared>, change: impl FnOnce(&mut State) -> T) -> T {
         let mut state = self.lock();
         let result = change(&mut state);
+        super::review::follow(&mut state, self);
         state.refresh_alert();
         state.drive(self);
         state.version += 1;

@@ -1,0 +1,315 @@
+//! Review's marks and variations: a reviewed SDG game (608, whose turn 31
+//! threw away a win in one that turn 30 had walked into) shows `annotate`'s
+//! blunders on the value graph and in the turn list, and selecting a marked
+//! turn shows the engine's better turn and its sentence; a variation played
+//! at an earlier position is listed apart, stepped through and dropped,
+//! and the main line is as it was. In headless Chromium (screenshots
+//! `review-*.png` in target/gui-screenshots/) and through the HTTP API
+//! alone, which also checks the record's handicap turns, that a new load
+//! replaces the old review, and a game just played reviewed.
+//!
+//! Without `chromium` and `chromedriver` on PATH the browser test is
+//! skipped with a message, unless CI=true, where it fails; without
+//! ../shared/sdg the tests that need its record are skipped.
+
+mod gui_support;
+
+use std::path::PathBuf;
+
+use gui_support::browser::{browser_tools, start_browser, Browser};
+use gui_support::{http, parse, start_gui, state_when};
+use serde_json::{json, Value};
+
+/// The SDG record with the known blunders, if the shared records are here.
+fn record_608() -> Option<PathBuf> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/sdg/608.raw");
+    let in_ci = std::env::var("CI").is_ok_and(|value| value == "true");
+    match path.canonicalize() {
+        Ok(path) => Some(path),
+        Err(_) => {
+            assert!(!in_ci, "CI=true but ../shared/sdg/608.raw is missing");
+            eprintln!("skipping: ../shared/sdg/608.raw is missing");
+            None
+        }
+    }
+}
+
+/// A record with a one-turn Timewarp for player 0 and a Brain Transference
+/// swap after turn 4, as the GUI saves them.
+const HANDICAP_RECORD: &str = include_str!("records/handicaps.sdg");
+
+/// Posts a command; its status and answer.
+fn post(port: u16, path: &str, request: &Value) -> (u16, Value) {
+    let (status, body) = http(port, "POST", path, &request.to_string()).unwrap();
+    (status, parse(&body))
+}
+
+/// The state once the review of the shown game is done.
+fn reviewed(port: u16) -> Value {
+    state_when(port, "the review", |state| state["review"]["done"] == true)
+}
+
+/// The marks' (record turn number, kind) pairs.
+fn marks(state: &Value) -> Vec<(u64, String)> {
+    state["review"]["marks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|mark| {
+            (
+                mark["number"].as_u64().unwrap(),
+                mark["kind"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The turns of the state, in SDG form.
+fn turns(state: &Value) -> Vec<String> {
+    state["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|turn| turn["sdg"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn the_review_marks_the_blunders_and_keeps_the_main_line_under_a_variation() {
+    let Some(record) = record_608() else { return };
+    let text = std::fs::read_to_string(record).unwrap();
+    let (_gui, _, port) = start_gui(&[]);
+    let (status, body) = post(port, "/api/load", &json!({ "record": text }));
+    assert_eq!(status, 200, "{body}");
+    let state = reviewed(port);
+    let found = marks(&state);
+    // annotate's exact blunders: turn 30 walks into a loss, turn 31 misses
+    // the win in one; turn 49 walks into a loss too.
+    for blunder in [(30, "allowsLoss"), (31, "missedWin"), (49, "allowsLoss")] {
+        assert!(
+            found.contains(&(blunder.0, blunder.1.to_string())),
+            "{found:?}"
+        );
+    }
+    let missed = &state["review"]["marks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|mark| mark["number"] == 31)
+        .unwrap();
+    assert_eq!(missed["ply"], 30);
+    assert!(missed["explanation"]
+        .as_str()
+        .unwrap()
+        .starts_with("takes the win: Sacrifice Y3 Emerald"));
+    assert_eq!(state["review"]["total"], state["length"]);
+    assert_eq!(state["review"]["variation"], Value::Null);
+    let main = turns(&state);
+
+    // A turn at the board before turn 11 starts a variation there.
+    let (status, _) = post(port, "/api/goto", &json!({ "ply": 10 }));
+    assert_eq!(status, 200);
+    let (status, body) = post(port, "/api/turn", &json!({ "turn": "pass" }));
+    assert_eq!(status, 200, "{body}");
+    let state = state_when(port, "the variation", |state| {
+        state["review"]["variation"] != Value::Null
+    });
+    assert_eq!(state["length"], 11);
+    assert_eq!(state["review"]["variation"]["branch"], 10);
+    let kept: Vec<String> = state["review"]["variation"]["main"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|turn| turn["sdg"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(kept, main);
+    // The main line's review is kept: it is not reviewed again.
+    assert_eq!(marks(&state), found);
+    // An illegal turn changes nothing.
+    let (status, _) = post(port, "/api/turn", &json!({ "turn": "build.r9.Nowhere" }));
+    assert_eq!(status, 400);
+    let after = state_when(port, "the refusal", |state| state["length"] == 11);
+    assert_eq!(after["review"]["variation"]["branch"], 10);
+
+    // Dropped, the main line is back as it was, at the branch.
+    let (status, _) = post(port, "/api/review/drop", &json!({}));
+    assert_eq!(status, 200);
+    let state = state_when(port, "the main line", |state| {
+        state["review"]["variation"] == Value::Null
+    });
+    assert_eq!(turns(&state), main);
+    assert_eq!(state["ply"], 10);
+    assert_eq!(marks(&state), found);
+    // Nothing to drop now: refused, and nothing changes.
+    let (status, _) = post(port, "/api/review/drop", &json!({}));
+    assert_eq!(status, 400);
+    let (status, _) = post(port, "/api/review/drop", &json!({ "ply": "x" }));
+    assert_eq!(status, 400);
+    assert_eq!(turns(&state_when(port, "the game", |_| true)), main);
+}
+
+#[test]
+fn a_record_shows_its_handicap_turns_and_a_new_load_replaces_the_review() {
+    let (_gui, _, port) = start_gui(&[]);
+    let (status, body) = post(port, "/api/load", &json!({ "record": HANDICAP_RECORD }));
+    assert_eq!(status, 200, "{body}");
+    let state = reviewed(port);
+    let events: Vec<(u64, &str)> = state["review"]["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|event| {
+            (
+                event["ply"].as_u64().unwrap(),
+                event["kind"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(events, [(3, "bonus"), (3, "swap")], "{state}");
+    assert_eq!(state["review"]["total"], 5);
+
+    // A game played in Analyse, then reviewed, is reviewed as played.
+    let (status, _) = post(port, "/api/new", &json!({ "mode": "analyse" }));
+    assert_eq!(status, 200);
+    for turn in ["home.r1.b3.g3", "home.y1.b2.g3", "build.g1.Home0"] {
+        let (status, body) = post(port, "/api/turn", &json!({ "turn": turn }));
+        assert_eq!(status, 200, "{body}");
+    }
+    let (status, _) = post(port, "/api/mode", &json!({ "mode": "review" }));
+    assert_eq!(status, 200);
+    let state = reviewed(port);
+    assert_eq!(state["review"]["total"], 3, "{state}");
+    assert_eq!(state["review"]["analysed"], 3, "{state}");
+    assert_eq!(state["review"]["events"], json!([]), "{state}");
+    // Outside Review there is no review.
+    let (status, _) = post(port, "/api/mode", &json!({ "mode": "analyse" }));
+    assert_eq!(status, 200);
+    let state = state_when(port, "analyse", |state| state["mode"] == "analyse");
+    assert_eq!(state["review"], Value::Null);
+}
+
+#[test]
+fn the_page_marks_the_blunders_and_plays_and_drops_a_variation() {
+    let Some((chromium, chromedriver)) = browser_tools() else {
+        return;
+    };
+    let Some(record) = record_608() else { return };
+    let (_gui, address, port) = start_gui(&[]);
+    let (_driver, browser) = start_browser(&chromium, &chromedriver);
+    browser.open(&address);
+    browser.wait_for(
+        "the first state",
+        "return document.getElementById('status').textContent ? 'yes' : 'no'",
+    );
+    let id = browser.element("#record-file");
+    browser.call(
+        "POST",
+        &format!("/element/{id}/value"),
+        json!({ "text": record.display().to_string() }),
+    );
+    browser.wait_for(
+        "the review to finish",
+        "const box = document.getElementById('review-status'); return box && box.dataset.done === 'true' ? 'yes' : 'no'",
+    );
+    // The marks on the graph and in the list.
+    let kinds = browser.script(
+        "return [...document.querySelectorAll('#graph .graph-mark')].map(m => m.dataset.ply + ':' + m.dataset.kind).join(' ')",
+    );
+    assert!(kinds.contains("29:allowsLoss"), "{kinds}");
+    assert!(kinds.contains("30:missedWin"), "{kinds}");
+    let item = browser.script(
+        "const li = document.querySelector('#moves > li[data-ply=\"30\"]'); return li.className + ' | ' + li.textContent",
+    );
+    assert!(item.contains("marked mark-missedWin"), "{item}");
+    assert!(item.contains("??"), "{item}");
+
+    // Selecting the marked turn shows the better turn and why.
+    browser.click("#moves > li[data-ply=\"30\"]");
+    browser.wait_for(
+        "the mark of turn 31",
+        "return document.getElementById('review-mark').textContent.includes('turn 31') ? 'yes' : 'no'",
+    );
+    let shown = text(&browser, "review-mark");
+    assert!(shown.contains("throws away a win"), "{shown}");
+    assert!(
+        shown.contains("better: takes the win: Sacrifice Y3 Emerald"),
+        "{shown}"
+    );
+    shot(&browser, "review-01-marks");
+    let main = list_text(&browser);
+
+    // A variation at the board before turn 11: two passes.
+    browser.click("#moves > li[data-ply=\"9\"]");
+    browser.wait_for(
+        "ply 10",
+        "return document.getElementById('status').dataset.ply == 10 ? 'yes' : 'no'",
+    );
+    for (count, ply) in [(1, 11), (2, 12)] {
+        browser.type_into("#turn-text", "Pass");
+        browser.click("#play-typed");
+        browser.wait_for(
+            "the variation's turn",
+            &format!("return document.querySelectorAll('#variation-turns li').length === {count} && document.getElementById('status').dataset.ply == {ply} ? 'yes' : 'no'"),
+        );
+    }
+    // The main line is still listed in full, with the variation apart.
+    assert_eq!(main_items(&browser), main);
+    shot(&browser, "review-02-variation");
+    // Stepped back and forth through the variation.
+    browser.click("#back");
+    browser.wait_for(
+        "a step back",
+        "return document.getElementById('status').dataset.ply == 11 ? 'yes' : 'no'",
+    );
+    assert_eq!(
+        browser.script("return document.querySelector('#variation-turns li.current').textContent"),
+        "Aaron: Pass"
+    );
+    browser.click("#forward");
+    browser.wait_for(
+        "a step forward",
+        "return document.getElementById('status').dataset.ply == 12 ? 'yes' : 'no'",
+    );
+
+    // Dropped: the main line, whole, at the branch.
+    browser.click("#drop-variation");
+    browser.wait_for(
+        "the main line",
+        "return !document.getElementById('variation') && document.getElementById('status').dataset.ply == 10 ? 'yes' : 'no'",
+    );
+    assert_eq!(list_text(&browser), main);
+    let state = state_when(port, "the main line", |state| {
+        state["review"]["variation"] == Value::Null
+    });
+    assert_eq!(state["length"].as_u64().unwrap() as usize, main.len());
+    shot(&browser, "review-03-dropped");
+}
+
+/// The text of an element.
+fn text(browser: &Browser, id: &str) -> String {
+    browser.script(&format!(
+        "return document.getElementById('{id}').textContent"
+    ))
+}
+
+/// The turn list's items, without the marks' signs.
+fn list_text(browser: &Browser) -> Vec<String> {
+    let joined = browser.script(
+        "return [...document.querySelectorAll('#moves > li')].map(li => li.firstChild.textContent).join('\\n')",
+    );
+    joined.lines().map(str::to_string).collect()
+}
+
+/// The main line's items while a variation is shown.
+fn main_items(browser: &Browser) -> Vec<String> {
+    let joined = browser.script(
+        "return [...document.querySelectorAll('#moves > li[data-ply]')].map(li => li.firstChild.textContent).join('\\n')",
+    );
+    joined.lines().map(str::to_string).collect()
+}
+
+/// A screenshot of the page with the turns panel in view.
+fn shot(browser: &Browser, name: &str) {
+    browser.script("document.getElementById('moves-panel').scrollIntoView(); return 'scrolled'");
+    browser.screenshot(name);
+}
