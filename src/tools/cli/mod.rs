@@ -179,9 +179,11 @@ pub enum Command {
     /// Play a game of 3 to 6 players in the terminal: `human` seats type
     /// their turns, `mcts`, `greedy` and `random` seats are played by the program.
     MultiPlay(MultiPlayArguments),
-    /// Replay SuperDuperGames records and judge every turn by the rules.
+    /// Replay SuperDuperGames records or Board Game Arena logs and judge every
+    /// turn by the rules; `--sdg` writes the record out as SDG.
     Replay(ReplayArguments),
-    /// Print the position before a turn of a SuperDuperGames record, in HWPN with names.
+    /// Print the position before a turn of a SuperDuperGames record or a Board
+    /// Game Arena log, in HWPN with names.
     Show(ShowArguments),
     /// How often an evaluation's favoured side went on to win, over the
     /// positions of real games decided on the board: the hand evaluation

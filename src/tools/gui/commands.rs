@@ -334,7 +334,7 @@ fn set_position(state: &mut State, text: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Loads an SDG record for review.
+/// Loads an SDG record or a Board Game Arena log for review.
 fn load_record(state: &mut State, text: &str) -> Result<(), String> {
     let (game, note) = Game::from_record(text)?;
     let count = game.turns().len();

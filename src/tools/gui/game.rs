@@ -114,8 +114,9 @@ impl Game {
         Ok(game)
     }
 
-    /// Reads a game from an SDG record: every turn the rules accept (the
-    /// standard rules, or SuperDuperGames' own when the record needs them).
+    /// Reads a game from an SDG record or a Board Game Arena log: every turn
+    /// the rules accept (the standard rules, or SuperDuperGames' own when
+    /// the record needs them).
     /// A record that stops at an illegal turn is kept up to that turn and
     /// the reason returned beside it.
     ///
