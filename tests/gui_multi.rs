@@ -12,7 +12,7 @@
 //! - In headless Chromium: a 4-player game, one person and three
 //!   node-limited engines, the person creating a home and playing a build
 //!   by clicking, the engines answering; Good vs Evil from the person's
-//!   seat; a watched Sinister game of engines, saved and replayed through
+//!   seat; a watched Sinister game of six engines, saved and replayed through
 //!   the binary; a record from ../shared/sdg-multi reviewed turn by turn.
 //!   Screenshots go to target/gui-screenshots/multi-*.png.
 
@@ -468,8 +468,8 @@ fn four_players_good_evil_watch_and_review_in_a_browser() {
     assert_eq!(told, 1, "{}", state["seats"]);
     browser.screenshot("multi-03-good-evil");
 
-    // Three engines play a Sinister game to its end.
-    browser.script("const s = document.getElementById('seat-count'); s.value = '3'; s.dispatchEvent(new Event('change')); document.getElementById('victory').value = 'sinister'; document.getElementById('nodes').value = '100'; return 'set'");
+    // Six engines play a Sinister game to its end.
+    browser.script("const s = document.getElementById('seat-count'); s.value = '6'; s.dispatchEvent(new Event('change')); document.getElementById('victory').value = 'sinister'; document.getElementById('nodes').value = '100'; return 'set'");
     browser.click("#watch");
     let state = table_when(
         port,
@@ -477,9 +477,9 @@ fn four_players_good_evil_watch_and_review_in_a_browser() {
         Duration::from_secs(30),
         |_| {},
         |state| {
-            state["players"] == 3
+            state["players"] == 6
                 && state["victory"] == "sinister"
-                && state["turns"].as_array().unwrap().len() >= 3
+                && state["turns"].as_array().unwrap().len() >= 6
         },
     );
     let targets: Vec<Value> = state["seats"]
@@ -488,24 +488,39 @@ fn four_players_good_evil_watch_and_review_in_a_browser() {
         .iter()
         .map(|seat| seat["target"].clone())
         .collect();
-    assert_eq!(
-        targets,
-        vec![json!(1), json!(2), json!(0)],
-        "each player's target is the next"
+    let next: Vec<Value> = (0..6).map(|seat| json!((seat + 1) % 6)).collect();
+    assert_eq!(targets, next, "each player's target is the next");
+    browser.wait_for(
+        "forty turns on the page",
+        "return Number(document.getElementById('status').dataset.turns) >= 40 ? 'yes' : 'no'",
     );
-    table_when(
+    browser.screenshot("multi-04-six-engines");
+    let (status, record) = http(port, "GET", "/api/multi/record", "").unwrap();
+    assert_eq!(status, 200, "{record}");
+    assert!(record.contains("Sinister"), "{record}");
+    replays(&record, "six-engines.sdg");
+
+    // Three engines play a Sinister game to its end (or the turn limit).
+    browser.script("const s = document.getElementById('seat-count'); s.value = '3'; s.dispatchEvent(new Event('change')); document.getElementById('victory').value = 'sinister'; return 'set'");
+    browser.click("#watch");
+    let end = table_when(
         port,
         "the end of the watched game",
         Duration::from_secs(300),
         |_| {},
-        |state| !state["result"].is_null(),
+        |state| state["players"] == 3 && !state["result"].is_null(),
     );
     status_includes(&browser, "the result", "game over");
-    browser.screenshot("multi-04-watched");
+    browser.screenshot("multi-05-watched-end");
     let (status, record) = http(port, "GET", "/api/multi/record", "").unwrap();
     assert_eq!(status, 200, "{record}");
-    assert!(record.contains("Sinister"), "{record}");
-    replays(&record, "watched.sdg");
+    let verdict = replays(&record, "watched.sdg");
+    if end["result"].as_str().unwrap().ends_with("won") {
+        assert!(
+            !verdict.contains("unfinished") && record.contains("Winner: "),
+            "{verdict}"
+        );
+    }
 
     // A record from ../shared/sdg-multi, stepped through.
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/sdg-multi/1044.raw");
@@ -553,5 +568,5 @@ fn four_players_good_evil_watch_and_review_in_a_browser() {
         "turn 20",
         "return document.getElementById('status').dataset.shown == 20 ? 'yes' : 'no'",
     );
-    browser.screenshot("multi-05-review");
+    browser.screenshot("multi-06-review");
 }
