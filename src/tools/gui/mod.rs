@@ -65,6 +65,10 @@
 //! the exact checkers and reads nothing of the state, so an answer never
 //! changes the game.
 //!
+//! The multi-player page (`/multi`, the `multi` module) plays three to six
+//! seats of people and engines over the protocol's multi-player extension,
+//! with a state of its own beside the two-player one.
+//!
 //! The GUI writes nothing to standard output: [`Gui::bind`] gives the
 //! address it listens on to the caller, which tells the person.
 
@@ -73,6 +77,7 @@ mod commands;
 pub mod engine;
 pub mod game;
 mod http;
+mod multi;
 mod puzzles;
 mod review;
 pub mod server;
@@ -167,12 +172,13 @@ impl Gui {
     /// Serves the page until the process is stopped, the engines started
     /// when a game needs them.
     pub fn run(self) {
+        let table = multi::MultiShared::new(self.engines.to_vec());
         let shared = Shared::new(self.engines);
         shared.watch_engines();
         let serving = Arc::clone(&shared);
         let hosts = self.hosts;
         self.server
-            .serve(move |request| handle(request, &serving, &hosts).into_response());
+            .serve(move |request| handle(request, &serving, &table, &hosts).into_response());
         shared.shut_down();
     }
 }
@@ -180,7 +186,12 @@ impl Gui {
 /// Answers one complete request (the server has bounded its size): a
 /// foreign `Host` or `Origin` is refused before anything is read or
 /// changed.
-fn handle(request: &Request, shared: &Arc<Shared>, hosts: &Hosts) -> Answer {
+fn handle(
+    request: &Request,
+    shared: &Arc<Shared>,
+    table: &Arc<multi::MultiShared>,
+    hosts: &Hosts,
+) -> Answer {
     if let Err(refusal) = hosts.check(request) {
         return refusal;
     }
@@ -189,7 +200,8 @@ fn handle(request: &Request, shared: &Arc<Shared>, hosts: &Hosts) -> Answer {
         .split_once('?')
         .unwrap_or((request.target.as_str(), ""));
     let body = String::from_utf8_lossy(&request.body);
-    route(shared, request.method, path, query, &body)
+    multi::route(table, request.method, path, query, &body)
+        .unwrap_or_else(|| route(shared, request.method, path, query, &body))
 }
 
 /// The answer to `method path?query` with `body`.

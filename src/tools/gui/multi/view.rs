@@ -1,0 +1,342 @@
+//! What the multi-player page is sent: the table as JSON, with the secret
+//! alignments of Good versus Evil kept on the server.
+//!
+//! While a person sits at a Good-versus-Evil table and the game goes on,
+//! a seat's alignment is sent only when the rules have revealed it: the
+//! person's own, and those of players out of the game. The board's text
+//! carries only the revealed Evil seats ([`engine_view`]), the victory
+//! condition is sent by its word alone, and the turn list names no
+//! alignment, so no field of the reply holds the others' alignments. Once
+//! the game is over, or when no person sits at the table (a watched game,
+//! a reviewed record), every alignment is shown.
+
+use serde::Serialize;
+
+use super::table::{engine_view, SeatKind, Table, TableMode, MAX_TURNS};
+use crate::notation::multi::{format_action, seat_mark, MultiBoard, StepText};
+use crate::notation::turn::Style;
+use crate::rules::multi::{MultiActionList, MultiOutcome, Seat, Victory};
+
+/// One seat as the page shows it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SeatReply {
+    /// The seat number (0 moves first).
+    pub seat: usize,
+    /// Its mark in turns and records: `N`, `E`, `S`, `W`, `5`, `6`.
+    pub mark: String,
+    /// Its name (its home's name).
+    pub name: String,
+    /// `person`, `engine` or `record`.
+    pub kind: &'static str,
+    /// The engine's command line, for an engine seat.
+    pub engine: Option<String>,
+    /// Whether it is still in the game.
+    pub in_game: bool,
+    /// Whether it resigned (or forfeited).
+    pub resigned: bool,
+    /// Its Sinister target: the next player in the game.
+    pub target: Option<usize>,
+    /// `good` or `evil` where the page may know it; else `null`.
+    pub alignment: Option<&'static str>,
+    /// Whether an engine is thinking for it now.
+    pub thinking: bool,
+}
+
+/// One system on the board.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SystemReply {
+    /// Its name.
+    pub name: String,
+    /// The seat whose home it is; `null` for a colony.
+    pub home: Option<usize>,
+    /// Whether it is a home that was destroyed.
+    pub destroyed: bool,
+    /// Its stars, as pieces (`b2`).
+    pub stars: Vec<String>,
+    /// Each seat's ships there, as pieces, by seat.
+    pub ships: Vec<Vec<String>>,
+}
+
+/// One turn of the list.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnReply {
+    /// 1-based.
+    pub number: usize,
+    /// Who played it.
+    pub seat: usize,
+    /// In SDG form.
+    pub text: String,
+}
+
+/// The table, as `GET /api/multi/state` answers.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MultiStateReply {
+    /// Counts changes (`?since=` waits for a larger one).
+    pub version: u64,
+    /// `game` or `review`.
+    pub mode: &'static str,
+    /// Players at the table.
+    pub players: usize,
+    /// `last`, `sinister` or `good-evil`.
+    pub victory: &'static str,
+    /// The seats in turn order.
+    pub seats: Vec<SeatReply>,
+    /// The systems of the shown board: the homes in seat order, then the
+    /// colonies.
+    pub systems: Vec<SystemReply>,
+    /// The bank: each piece with the count left.
+    pub bank: Vec<(String, u32)>,
+    /// The seat to move on the shown board.
+    pub to_move: usize,
+    /// Whether the seat to move still creates its home.
+    pub setup: bool,
+    /// Whether a person is to move on the board now (and may play).
+    pub your_turn: bool,
+    /// The shown board's text (only revealed Evil seats).
+    pub position: String,
+    /// The turns so far.
+    pub turns: Vec<TurnReply>,
+    /// The shown turn: the board before turn `shown` (0-based); `turns`'
+    /// length shows the board now.
+    pub shown: usize,
+    /// The result: `null` while the game goes on.
+    pub result: Option<String>,
+    /// The last message.
+    pub message: String,
+    /// Whether it is an error.
+    pub error: bool,
+}
+
+/// Whether the page may be told every alignment.
+fn alignments_open(table: &Table) -> bool {
+    table.mode == TableMode::Review || table.people().is_empty() || table.finished()
+}
+
+impl MultiStateReply {
+    /// The reply for `table`.
+    pub fn new(table: &Table) -> MultiStateReply {
+        let board = table.shown_board();
+        let position = &board.position;
+        let players = position.players();
+        let now = &table.board.position;
+        let open = alignments_open(table);
+        let evil = match now.victory() {
+            Victory::GoodVersusEvil { evil } => Some(evil),
+            _ => None,
+        };
+        let seats = table
+            .seats
+            .iter()
+            .enumerate()
+            .map(|(index, seat)| {
+                let number = index as Seat;
+                let known = open || seat.kind == SeatKind::Person || now.out().contains(number);
+                let in_game = position.in_game().contains(number);
+                SeatReply {
+                    seat: index,
+                    mark: seat_mark(number, players).to_string(),
+                    name: seat.name.clone(),
+                    kind: match (table.mode, seat.kind) {
+                        (TableMode::Review, _) => "record",
+                        (_, SeatKind::Person) => "person",
+                        (_, SeatKind::Engine(_)) => "engine",
+                    },
+                    engine: match seat.kind {
+                        SeatKind::Engine(engine) if table.mode == TableMode::Game => {
+                            table.engines.get(engine).map(|command| command.text())
+                        }
+                        _ => None,
+                    },
+                    in_game,
+                    resigned: position.resigned().contains(number),
+                    target: (in_game && position.victory() == Victory::Sinister)
+                        .then(|| position.next_in_game(number))
+                        .flatten()
+                        .filter(|&target| target != number)
+                        .map(usize::from),
+                    alignment: evil.filter(|_| known).map(|evil| {
+                        if evil.contains(number) {
+                            "evil"
+                        } else {
+                            "good"
+                        }
+                    }),
+                    thinking: seat.searching.is_some(),
+                }
+            })
+            .collect();
+        let mover = position.side_to_move();
+        let live = table.shown.is_none_or(|index| index >= table.turns.len());
+        MultiStateReply {
+            version: table.version,
+            mode: match table.mode {
+                TableMode::Game => "game",
+                TableMode::Review => "review",
+            },
+            players,
+            victory: position.victory().word(),
+            seats,
+            systems: systems(board),
+            bank: position
+                .bank()
+                .types()
+                .map(|piece| {
+                    let count = crate::rules::legality::PieceCounts::count(position.bank(), piece);
+                    (piece.to_string(), count)
+                })
+                .collect(),
+            to_move: mover as usize,
+            setup: !position.created().contains(mover),
+            your_turn: live
+                && table.mode == TableMode::Game
+                && !table.finished()
+                && table
+                    .seats
+                    .get(mover as usize)
+                    .is_some_and(|seat| seat.kind == SeatKind::Person),
+            position: engine_view(board),
+            turns: table
+                .turns
+                .iter()
+                .enumerate()
+                .map(|(index, turn)| TurnReply {
+                    number: index + 1,
+                    seat: turn.seat as usize,
+                    text: turn.text.clone(),
+                })
+                .collect(),
+            shown: table
+                .shown
+                .unwrap_or(table.turns.len())
+                .min(table.turns.len()),
+            result: result(table),
+            message: table.message.clone(),
+            error: table.error,
+        }
+    }
+}
+
+/// The result in words, once the game is over.
+fn result(table: &Table) -> Option<String> {
+    let names = |seats: crate::rules::multi::Seats| -> Vec<String> {
+        seats
+            .iter()
+            .filter_map(|seat| table.seats.get(seat as usize))
+            .map(|seat| seat.name.clone())
+            .collect()
+    };
+    match table.board.position.outcome() {
+        MultiOutcome::Win(winners) => Some(format!("{} won", names(winners).join(" and "))),
+        MultiOutcome::Draw => Some("draw: everyone left was eliminated together".to_string()),
+        MultiOutcome::Ongoing if table.turns.len() >= MAX_TURNS => {
+            Some(format!("unfinished after {MAX_TURNS} turns"))
+        }
+        MultiOutcome::Ongoing => None,
+    }
+}
+
+/// The systems of `board`, homes first in seat order.
+fn systems(board: &MultiBoard) -> Vec<SystemReply> {
+    let position = &board.position;
+    let players = position.players();
+    let pieces = |fleet: crate::rules::multi::Fleet| -> Vec<String> {
+        fleet.copies().map(|piece| piece.to_string()).collect()
+    };
+    let homes = (0..players as u8).map(|slot| (slot, true));
+    let colonies = position
+        .occupied_slots()
+        .filter(|&slot| !position.is_home(slot))
+        .map(|slot| (slot, false));
+    homes
+        .chain(colonies)
+        .map(|(slot, home)| {
+            let system = position.system(slot);
+            SystemReply {
+                name: board.name(slot).to_string(),
+                home: home.then_some(slot as usize),
+                destroyed: home && !system.exists() && position.created().contains(slot as Seat),
+                stars: pieces(system.stars),
+                ships: system.ships[..players]
+                    .iter()
+                    .map(|&fleet| pieces(fleet))
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
+/// One action the person may click next.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChoiceReply {
+    /// The protocol token, to send back.
+    pub token: String,
+    /// In SDG words, for the button.
+    pub text: String,
+}
+
+/// `POST /api/multi/choices`' answer: what may follow the actions so far.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChoicesReply {
+    /// The legal next actions (none in the setup turn: the page offers
+    /// the bank's pieces for the home instead).
+    pub actions: Vec<ChoiceReply>,
+    /// Whether the turn may end after the actions so far.
+    pub can_end: bool,
+    /// Whether this is the mover's setup turn.
+    pub setup: bool,
+}
+
+/// The choices after `actions` (tokens) on the board now, for the person
+/// to move.
+///
+/// # Errors
+/// No person is to move, or an action does not parse or is illegal.
+pub fn choices(table: &Table, actions: &[String]) -> Result<ChoicesReply, String> {
+    let reply = MultiStateReply::new(table);
+    if !reply.your_turn {
+        return Err("it is not a person's turn".to_string());
+    }
+    let mut working = table.board.clone();
+    for (index, token) in actions.iter().enumerate() {
+        let step =
+            StepText::parse(token).map_err(|error| format!("action {}: {error}", index + 1))?;
+        let (action, name) = working
+            .resolve(&step)
+            .map_err(|error| format!("action {}: {error}", index + 1))?;
+        working
+            .apply(&table.rules, action, name.as_deref())
+            .map_err(|reason| format!("action {}: {reason}", index + 1))?;
+    }
+    let position = &working.position;
+    let setup = !position.created().contains(position.side_to_move());
+    let mut list = MultiActionList::new();
+    if !setup {
+        position.legal_actions(&table.rules, &mut list);
+    }
+    // An empty turn is a pass, which has its own button.
+    let can_end = !actions.is_empty() && position.clone().end_turn(&table.rules).is_ok();
+    Ok(ChoicesReply {
+        actions: list
+            .iter()
+            .filter(|action| {
+                // A pass is its own button on the page.
+                !matches!(
+                    action,
+                    crate::rules::multi::MultiAction::Plain(crate::rules::Action::Pass)
+                )
+            })
+            .map(|&action| ChoiceReply {
+                token: format_action(&working, action, None, Style::Token),
+                text: format_action(&working, action, None, Style::Sdg),
+            })
+            .collect(),
+        can_end,
+        setup,
+    })
+}
