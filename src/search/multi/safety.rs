@@ -15,6 +15,10 @@
 //!   them) eliminating their own target and winning; in Good versus Evil an
 //!   Evil player winning by an elimination.
 //!
+//! Under Sinister the later players are not looked at (the search's
+//! `later_safety` says why: it measured far weaker there); the next
+//! player's check covers the target winning by eliminating its own target.
+//!
 //! The players in between could also open the way for a later one (move
 //! away the ship that blocked it, sacrifice to help); looking at every
 //! turn of theirs and every answer to each would cost the product of the
@@ -43,20 +47,20 @@ use crate::rules::Rules;
 use super::{evaluate, result_of, turns};
 
 /// Positions looked at inside the next player's turn by a safety check.
-pub(super) const REPLY_TURN_LIMIT: usize = 3_000;
+pub const REPLY_TURN_LIMIT: usize = 3_000;
 /// Positions looked at inside a later player's turn. Larger than the next
 /// player's limit: the threat that matters most here is a sacrifice that
 /// brings ships in from afar (a catastrophe at the mover's home), deep in
 /// the listing's order; at 3,000 such a threat was missed after one turn of
 /// the mover and found after another, so a turn looked safe because its
 /// listing stopped early. A listing costs about 2 µs a position.
-pub(super) const LATER_TURN_LIMIT: usize = 20_000;
+pub const LATER_TURN_LIMIT: usize = 20_000;
 /// Alternative turns checked for safety when the tree's choice is unsafe.
-pub(super) const SAFETY_CANDIDATES: usize = 24;
+pub const SAFETY_CANDIDATES: usize = 24;
 /// Positions the later players' checks may look at in all, per decision
 /// (about a quarter of a second at most): the chosen turn and a few
 /// candidates in full, or many candidates whose threat shows early.
-pub(super) const LATER_BUDGET: usize = 120_000;
+pub const LATER_BUDGET: usize = 120_000;
 
 /// How safe a turn's result is for the mover.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
