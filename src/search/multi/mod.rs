@@ -224,6 +224,11 @@ pub const MAX_TREE_NODES: usize = 1 << 20;
 
 /// Positions looked at inside the mover's own turn by the root checks.
 const ROOT_TURN_LIMIT: usize = 6_000;
+
+/// On the clock, the share of the time the tree takes: the root's safety
+/// checks come after it (the later players' checks can list over a
+/// hundred thousand positions) and the answer is due at the deadline.
+pub(crate) const TREE_TIME_SHARE: f32 = 0.8;
 /// The winning turn with the fewest actions (the first such), if any.
 fn shortest_win(candidates: &[turns::WholeTurn], mover: Seat) -> Option<&turns::WholeTurn> {
     candidates
@@ -287,8 +292,8 @@ pub fn greedy_turn_avoiding(
         .unwrap_or_default();
     // The baseline keeps the next-player check alone, so that it stays the
     // player earlier tables measured against.
-    let safe = safety::safe_choice(position, rules, chosen, &mut candidates, false);
-    safety::fresh_choice(position, rules, safe, &mut candidates, avoid, false)
+    let safe = safety::safe_choice(position, rules, chosen, &mut candidates, false, None);
+    safety::fresh_choice(position, rules, safe, &mut candidates, avoid, false, None)
 }
 
 /// The search: build it per turn with [`MultiSearch::new`] and call
@@ -384,22 +389,44 @@ impl MultiSearch {
         } else {
             Vec::new()
         };
+        // On the clock the tree leaves the rest of the time to the checks.
+        let overall = self.options.deadline;
+        if let Some(deadline) = overall {
+            let started = Instant::now();
+            let left = deadline.saturating_duration_since(started);
+            self.options.deadline = Some(started + left.mul_f32(TREE_TIME_SHARE));
+        }
         let chosen = match position.victory() {
             Victory::GoodVersusEvil { .. } => self.determinized_turn(position, rules),
             _ => self.tree_turn(position, rules, self.options.iterations),
         };
+        self.options.deadline = overall;
         if !self.options.safety {
             return chosen;
         }
         // Under Sinister the later players' check measured far weaker (see
         // `later_safety`), so it looks at the next player only there.
         let later = self.options.later_safety && position.victory() != Victory::Sinister;
-        let safe = safety::safe_choice(position, rules, chosen.clone(), &mut root_turns, later);
+        let safe = safety::safe_choice(
+            position,
+            rules,
+            chosen.clone(),
+            &mut root_turns,
+            later,
+            overall,
+        );
         if safe != chosen {
             self.report.decision = "safety";
         }
-        let fresh =
-            safety::fresh_choice(position, rules, safe.clone(), &mut root_turns, avoid, later);
+        let fresh = safety::fresh_choice(
+            position,
+            rules,
+            safe.clone(),
+            &mut root_turns,
+            avoid,
+            later,
+            overall,
+        );
         if fresh != safe {
             self.report.decision = "cycle";
         }

@@ -32,14 +32,19 @@
 //! [`LATER_TURN_LIMIT`]). A turn judged after the budget is spent is judged
 //! on the next player alone, and a listing cut at its limit counts as no
 //! threat found: the check is exact where it ran to its end. Each listing
-//! stops at the first losing turn it finds. The chosen turn is judged first, then the best-evaluated turns
-//! in order, so the budget goes where the choice is made.
+//! stops at the first losing turn it finds. The chosen turn is judged
+//! first, then the best-evaluated turns in order, so the budget goes where
+//! the choice is made. On the clock the tree stops at
+//! [`super::TREE_TIME_SHARE`] of the time and the later players' checks
+//! stop when the time is up, so that the answer is not late.
 //!
 //! **Which turn replaces an unsafe one.** The best-evaluated turn among
 //! the first [`SAFETY_CANDIDATES`] that is safe against everyone; failing
 //! that, the chosen turn if it is safe against the next player, else the
 //! best such candidate (what the check did when it looked at the next
 //! player only); failing that, a turn that keeps the mover in the game.
+
+use std::time::Instant;
 
 use crate::rules::multi::{MultiAction, MultiPosition, Seat};
 use crate::rules::Rules;
@@ -84,17 +89,26 @@ pub(super) struct SafetyCheck<'a> {
     later: bool,
     /// What is left of [`LATER_BUDGET`].
     budget: usize,
+    /// When the later players' checks stop, on the clock: the answer is
+    /// due then, and those checks come after the tree's time.
+    deadline: Option<Instant>,
 }
 
 impl<'a> SafetyCheck<'a> {
     /// A check for `mover`'s turns; `later` turns on the later players'
-    /// checks.
-    pub(super) fn new(rules: &'a Rules, mover: Seat, later: bool) -> SafetyCheck<'a> {
+    /// checks, which stop at `deadline` if there is one.
+    pub(super) fn new(
+        rules: &'a Rules,
+        mover: Seat,
+        later: bool,
+        deadline: Option<Instant>,
+    ) -> SafetyCheck<'a> {
         SafetyCheck {
             rules,
             mover,
             later,
             budget: LATER_BUDGET,
+            deadline,
         }
     }
 
@@ -124,7 +138,10 @@ impl<'a> SafetyCheck<'a> {
         let next = result.side_to_move();
         let mut player = result.next_in_game(next);
         while let Some(seat) = player.filter(|&seat| seat != self.mover && seat != next) {
-            if self.budget == 0 {
+            let late = self
+                .deadline
+                .is_some_and(|deadline| Instant::now() >= deadline);
+            if self.budget == 0 || late {
                 return false;
             }
             let limit = self.budget.min(LATER_TURN_LIMIT);
@@ -147,9 +164,10 @@ pub(super) fn safe_choice(
     chosen: Vec<MultiAction>,
     root_turns: &mut [turns::WholeTurn],
     later: bool,
+    deadline: Option<Instant>,
 ) -> Vec<MultiAction> {
     let mover = position.side_to_move();
-    let mut check = SafetyCheck::new(rules, mover, later);
+    let mut check = SafetyCheck::new(rules, mover, later, deadline);
     let chosen_safety = result_of(position, rules, &chosen).map(|result| check.judge(&result));
     if chosen_safety == Some(Safety::Safe) {
         return chosen;
@@ -194,6 +212,7 @@ pub(super) fn fresh_choice(
     root_turns: &mut [turns::WholeTurn],
     avoid: &[u64],
     later: bool,
+    deadline: Option<Instant>,
 ) -> Vec<MultiAction> {
     let repeats = |result: &MultiPosition| avoid.contains(&result.hash());
     let Some(result) = result_of(position, rules, &chosen) else {
@@ -203,7 +222,7 @@ pub(super) fn fresh_choice(
         return chosen;
     }
     let mover = position.side_to_move();
-    let mut check = SafetyCheck::new(rules, mover, later);
+    let mut check = SafetyCheck::new(rules, mover, later, deadline);
     sort_by_value(root_turns, mover);
     root_turns
         .iter()
@@ -235,13 +254,13 @@ mod tests {
     fn the_later_check_runs_within_its_budget() {
         let result = parse(LATER_THREAT).unwrap().position;
         let rules = Rules::STANDARD;
-        let mut check = SafetyCheck::new(&rules, 0, true);
+        let mut check = SafetyCheck::new(&rules, 0, true, None);
         assert_eq!(check.judge(&result), Safety::LaterThreat);
         let spent = LATER_BUDGET - check.budget;
         assert!(spent > 0 && spent <= LATER_TURN_LIMIT, "{spent}");
         // Off, or with its budget spent, it judges by the next player.
-        assert!(SafetyCheck::new(&rules, 0, false).is_safe(&result));
-        let mut spent_check = SafetyCheck::new(&rules, 0, true);
+        assert!(SafetyCheck::new(&rules, 0, false, None).is_safe(&result));
+        let mut spent_check = SafetyCheck::new(&rules, 0, true, None);
         spent_check.budget = 0;
         assert!(spent_check.is_safe(&result));
         // A budget too small for the listing finds nothing either.
