@@ -12,7 +12,7 @@
 //! threat checks and its solver are built; that packing does not extend to
 //! more players ([`crate::rules::multi`]), so the multi-player search
 //! ([`crate::search::multi`]) is a max-n search of its own on
-//! [`MultiPosition`], on one thread. Making one engine generic over both
+//! [`MultiPosition`], on `Threads` trees at once. Making one engine generic over both
 //! would put a game-type parameter through the two-player hot path for no
 //! gain there.
 //!
@@ -47,6 +47,7 @@ use crate::rules::{Rules, TurnState};
 use crate::search::multi::{greedy_turn_avoiding, random_turn, MultiSearch, MultiSearchOptions};
 use crate::search::PlayerKind;
 
+use super::options::max_threads;
 use super::{GoError, StopHandle};
 
 /// What a multi-player search found, for the front end's report: the
@@ -90,6 +91,8 @@ pub struct MultiSettings {
     pub alignment: Alignment,
     /// `Seed`: mixed with each position's hash for the search's choices.
     pub seed: u64,
+    /// `Threads`: how many trees the search grows at once.
+    pub threads: usize,
 }
 
 impl Default for MultiSettings {
@@ -100,6 +103,7 @@ impl Default for MultiSettings {
             victory: Victory::LastManStanding,
             alignment: Alignment::Unknown,
             seed: 0,
+            threads: 1,
         }
     }
 }
@@ -287,9 +291,10 @@ impl MultiEngine {
     }
 
     /// Follows an option it shares with the two-player engine (`Seed`,
-    /// `Player`, in any case): that engine checks the value and answers any
-    /// error, so a value that does not read is ignored here. Other names
-    /// are ignored.
+    /// `Player`, `Threads`, in any case): that engine checks the value and
+    /// answers any error, so a value that does not read is ignored here
+    /// (a `Threads` out of that engine's bounds is refused there and here
+    /// alike). Other names are ignored.
     pub fn follow_shared_option(&mut self, name: &str, value: &str) {
         if name.eq_ignore_ascii_case("seed") {
             if let Ok(seed) = value.parse::<u64>() {
@@ -298,6 +303,14 @@ impl MultiEngine {
         } else if name.eq_ignore_ascii_case("player") {
             if let Ok(player) = value.parse::<PlayerKind>() {
                 self.settings.player = player;
+            }
+        } else if name.eq_ignore_ascii_case("threads") {
+            if let Some(threads) = value
+                .parse::<usize>()
+                .ok()
+                .filter(|threads| (1..=max_threads()).contains(threads))
+            {
+                self.settings.threads = threads;
             }
         }
     }
@@ -570,6 +583,7 @@ impl MultiJob {
             iterations,
             seed,
             deadline,
+            threads: settings.threads,
             ..MultiSearchOptions::default()
         })
         .with_stop(stop);

@@ -161,7 +161,8 @@ impl MultiSession {
             .map(|at| words[at + 1..].join(" "))
             .unwrap_or_default();
         if !MultiEngine::is_option(&name) {
-            // `Seed` and `Player` belong to the two-player session as well:
+            // `Seed`, `Player` and `Threads` belong to the two-player
+            // session as well:
             // it checks them and answers any error; the extension only
             // follows them.
             self.engine.follow_shared_option(&name, &value);

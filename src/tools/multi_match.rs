@@ -49,8 +49,10 @@ pub fn deal_evil(count: usize, random: &mut impl Rng) -> Seats {
 }
 
 /// The players of a match from their kinds (`mcts`, `mcts-paranoid`,
-/// `greedy`, `random`), each named
-/// by its kind; the searches use `iterations` playouts and `seed`.
+/// `mcts-next`, `greedy`, `random`), each named by its kind; the searches
+/// use `iterations` playouts, `seed` and one thread. `mcts-next` is the
+/// search whose safety check looks at the next player only (as it once
+/// did), to measure the check of the later players.
 ///
 /// # Errors
 /// Fewer than 3 or more than 6 players, or an unknown kind.
@@ -59,33 +61,50 @@ pub fn parse_players(
     iterations: u32,
     seed: u64,
 ) -> Result<Vec<(String, MultiPlayerKind)>, String> {
+    parse_players_on(kinds, iterations, seed, 1)
+}
+
+/// [`parse_players`], the searches on `threads` threads each.
+///
+/// # Errors
+/// As [`parse_players`].
+pub fn parse_players_on(
+    kinds: &[String],
+    iterations: u32,
+    seed: u64,
+    threads: usize,
+) -> Result<Vec<(String, MultiPlayerKind)>, String> {
     if !(3..=6).contains(&kinds.len()) {
         return Err(format!("expected 3 to 6 --player, not {}", kinds.len()));
     }
+    let search = MultiSearchOptions {
+        iterations,
+        seed,
+        threads,
+        ..MultiSearchOptions::default()
+    };
     kinds
         .iter()
         .map(|kind| match kind.as_str() {
-            "mcts" => Ok((
-                kind.clone(),
-                MultiPlayerKind::Search(MultiSearchOptions {
-                    iterations,
-                    seed,
-                    ..MultiSearchOptions::default()
-                }),
-            )),
+            "mcts" => Ok((kind.clone(), MultiPlayerKind::Search(search))),
             "mcts-paranoid" => Ok((
                 kind.clone(),
                 MultiPlayerKind::Search(MultiSearchOptions {
-                    iterations,
-                    seed,
                     paranoid: true,
-                    ..MultiSearchOptions::default()
+                    ..search
+                }),
+            )),
+            "mcts-next" => Ok((
+                kind.clone(),
+                MultiPlayerKind::Search(MultiSearchOptions {
+                    later_safety: false,
+                    ..search
                 }),
             )),
             "random" => Ok((kind.clone(), MultiPlayerKind::Random)),
             "greedy" => Ok((kind.clone(), MultiPlayerKind::Greedy)),
             other => Err(format!(
-                "unknown player {other:?}: expected mcts, mcts-paranoid, greedy or random"
+                "unknown player {other:?}: expected mcts, mcts-paranoid, mcts-next, greedy or random"
             )),
         })
         .collect()

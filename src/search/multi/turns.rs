@@ -1,16 +1,19 @@
 //! Whole turns of a multi-player position, and the exact checks built on
 //! them: an immediate win, and whether a turn leaves the mover open to a
-//! loss on the next player's turn.
+//! loss on the next player's turn or on a later player's.
 //!
 //! The search's edges are single actions, so it can only see a win or a
 //! threat that its playouts happen to reach. These checks look at every
 //! distinct whole turn instead (up to a limit, since a turn with a large
 //! sacrifice has thousands of orderings), so the search never misses a win
-//! in one and never walks into a loss in one when a safe turn exists.
+//! in one and never walks into a loss in one when a safe turn exists (the
+//! bounds and what a later player's check assumes are in
+//! [`super::safety`]).
 
 use std::collections::HashSet;
+use std::ops::ControlFlow;
 
-use crate::rules::multi::{MultiAction, MultiOutcome, MultiPosition, Seat};
+use crate::rules::multi::{MultiAction, MultiOutcome, MultiPosition, Seat, Seats};
 use crate::rules::{Rules, TurnState};
 
 use super::keep_sensible_setups;
@@ -31,8 +34,28 @@ pub struct WholeTurn {
 /// when there are any). Empty when the game is over.
 pub fn whole_turns(position: &MultiPosition, rules: &Rules, limit: usize) -> Vec<WholeTurn> {
     let mut turns = Vec::new();
+    walk_turns(position, rules, limit, |actions, result| {
+        turns.push(WholeTurn {
+            actions: actions.to_vec(),
+            result,
+        });
+        ControlFlow::Continue(())
+    });
+    turns
+}
+
+/// Walks the distinct whole turns of the side to move as [`whole_turns`]
+/// lists them, in the same order, handing each one's actions and result to
+/// `visit` until it breaks; returns how many positions inside the turn were
+/// looked at (at most `limit`, the cost the safety checks count).
+fn walk_turns(
+    position: &MultiPosition,
+    rules: &Rules,
+    limit: usize,
+    mut visit: impl FnMut(&[MultiAction], MultiPosition) -> ControlFlow<()>,
+) -> usize {
     if position.outcome() != MultiOutcome::Ongoing {
-        return turns;
+        return 0;
     }
     let mut seen_inside = HashSet::new();
     let mut seen_results = HashSet::new();
@@ -42,11 +65,11 @@ pub fn whole_turns(position: &MultiPosition, rules: &Rules, limit: usize) -> Vec
     while let Some((current, played)) = stack.pop() {
         if current.turn_state() != TurnState::Start {
             let mut ended = current.clone();
-            if ended.end_turn(rules).is_ok() && seen_results.insert(ended.hash()) {
-                turns.push(WholeTurn {
-                    actions: played.clone(),
-                    result: ended,
-                });
+            if ended.end_turn(rules).is_ok()
+                && seen_results.insert(ended.hash())
+                && visit(&played, ended).is_break()
+            {
+                break;
             }
         }
         if seen_inside.len() >= limit {
@@ -66,7 +89,7 @@ pub fn whole_turns(position: &MultiPosition, rules: &Rules, limit: usize) -> Vec
             }
         }
     }
-    turns
+    seen_inside.len()
 }
 
 fn is_setup(action: MultiAction) -> bool {
@@ -90,9 +113,8 @@ pub fn has_lost(position: &MultiPosition, seat: Seat) -> bool {
 
 /// Whether the player to move in `position` has a whole turn after which
 /// `seat` has lost (its home emptied, or the game won by someone else),
-/// looking at up to `limit` positions inside that turn. Only the next
-/// player is checked: the players after them move from positions nobody
-/// can predict exactly.
+/// looking at up to `limit` positions inside that turn. It looks at the
+/// player to move only; [`loses_to_player`] asks the same of a later one.
 pub fn loses_next_turn(position: &MultiPosition, rules: &Rules, seat: Seat, limit: usize) -> bool {
     if position.outcome() != MultiOutcome::Ongoing {
         return has_lost(position, seat);
@@ -100,7 +122,48 @@ pub fn loses_next_turn(position: &MultiPosition, rules: &Rules, seat: Seat, limi
     if position.side_to_move() == seat {
         return false;
     }
-    whole_turns(position, rules, limit)
-        .iter()
-        .any(|turn| has_lost(&turn.result, seat))
+    has_losing_turn(position, rules, seat, limit).0
+}
+
+/// Whether `player`, given the turn in `position` as the board stands (the
+/// players before them passing), has a whole turn after which `seat` has
+/// lost, looking at up to `limit` positions inside that turn; and how many
+/// it looked at. `player` must be in the game and not `seat`; otherwise
+/// the answer is no, at no cost.
+pub fn loses_to_player(
+    position: &MultiPosition,
+    rules: &Rules,
+    seat: Seat,
+    player: Seat,
+    limit: usize,
+) -> (bool, usize) {
+    if player == seat || position.outcome() != MultiOutcome::Ongoing {
+        return (false, 0);
+    }
+    let mut given = position.clone();
+    if given.skip_to(player, Seats::EMPTY).is_err() || given.outcome() != MultiOutcome::Ongoing {
+        return (false, 0);
+    }
+    has_losing_turn(&given, rules, seat, limit)
+}
+
+/// Whether the side to move has a whole turn after which `seat` has lost,
+/// stopping at the first, and how many positions inside the turn it looked
+/// at (at most `limit`).
+fn has_losing_turn(
+    position: &MultiPosition,
+    rules: &Rules,
+    seat: Seat,
+    limit: usize,
+) -> (bool, usize) {
+    let mut found = false;
+    let visited = walk_turns(position, rules, limit, |_, result| {
+        if has_lost(&result, seat) {
+            found = true;
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    });
+    (found, visited)
 }

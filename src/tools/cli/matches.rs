@@ -313,7 +313,7 @@ fn own_program() -> Result<String, String> {
 /// greedy and random (multi-player Homeworlds).
 #[derive(clap::Args)]
 pub struct MultiMatchArguments {
-    /// A player, in seat order for game 1: mcts, mcts-paranoid, greedy or random (3 to 6 of them).
+    /// A player, in seat order for game 1: mcts, mcts-paranoid, mcts-next (the safety check on the next player only), greedy or random (3 to 6 of them).
     #[arg(long = "player", required = true, num_args = 1.., action = ArgAction::Append)]
     pub players: Vec<String>,
     /// Games to play; the seats rotate from game to game.
@@ -322,6 +322,10 @@ pub struct MultiMatchArguments {
     /// Playouts per turn of the search.
     #[arg(long, default_value_t = 1_000)]
     pub iterations: u32,
+    /// Threads of each search (the playouts are shared between them).
+    #[arg(long, default_value_t = 1,
+          value_parser = RangedU64ValueParser::<usize>::new().range(1..=1024))]
+    pub threads: usize,
     /// Victory condition: last, sinister or good-evil.
     #[arg(long, default_value = "last")]
     pub victory: String,
@@ -346,7 +350,12 @@ impl MultiMatchArguments {
     /// An unknown player or victory condition, or a failed write.
     pub fn run(self, out: &mut dyn Write) -> Result<(), Failure> {
         let config = multi_match::MultiMatchConfig {
-            players: multi_match::parse_players(&self.players, self.iterations, self.seed)?,
+            players: multi_match::parse_players_on(
+                &self.players,
+                self.iterations,
+                self.seed,
+                self.threads,
+            )?,
             games: self.games,
             rules: self.rules,
             victory: Victory::from_word(&self.victory)?,
