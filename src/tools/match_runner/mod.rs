@@ -46,7 +46,7 @@
 
 mod config;
 mod game;
-mod multi;
+pub(crate) mod multi;
 mod results;
 
 pub use config::{

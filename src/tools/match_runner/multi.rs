@@ -510,11 +510,12 @@ fn ask(
     turn.ok_or_else(|| "bestmove (none) in an ongoing game".to_string())
 }
 
-/// The position as an engine may see it: in Good versus Evil only the Evil
-/// seats already out of the game are named. The `evil=` field is replaced
-/// in the text rather than the position rebuilt, because rebuilding packs
-/// the systems and the board's names follow the slots.
-fn engine_view(board: &MultiBoard) -> String {
+/// The position as an engine (or the GUI's page) may see it: in Good
+/// versus Evil only the Evil seats already out of the game are named. The
+/// `evil=` field is replaced in the text rather than the position rebuilt,
+/// because rebuilding packs the systems and the board's names follow the
+/// slots.
+pub(crate) fn engine_view(board: &MultiBoard) -> String {
     let text = write_board(board);
     let position = &board.position;
     let Victory::GoodVersusEvil { evil } = position.victory() else {

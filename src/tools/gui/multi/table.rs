@@ -5,7 +5,7 @@
 //! two-player page's engine handling), told `Players`, `Victory` and, in
 //! Good versus Evil, only its own `Alignment` when the game starts; for
 //! its turns it is sent the position with only the revealed Evil seats
-//! ([`engine_view`]) and a `go` with the table's limit. A `bestmove` is
+//! ([`crate::tools::match_runner::multi::engine_view`]) and a `go` with the table's limit. A `bestmove` is
 //! played only when it answers the search the table is waiting for (same
 //! game, same turn), so that an answer arriving after a new game is
 //! dropped. An engine that exits, answers `bestmove (none)` or plays an
@@ -16,7 +16,7 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
 use crate::notation::error::excerpt;
-use crate::notation::multi::{format_turn, seat_mark, write_board, MultiBoard};
+use crate::notation::multi::{format_turn, seat_mark, MultiBoard};
 use crate::notation::sdg::Header;
 use crate::notation::turn::Style;
 use crate::protocol::reply::Reply;
@@ -25,6 +25,7 @@ use crate::record::GameRecord;
 use crate::rules::multi::{MultiAction, MultiOutcome, MultiPosition, Seat, Victory};
 use crate::rules::Rules;
 use crate::tools::gui::engine::{EngineCommand, EngineEvent, EngineLink};
+use crate::tools::match_runner::multi::engine_view;
 use crate::tools::multi_match::deal_evil;
 
 /// Turns (of all players together) after which a game is stopped
@@ -460,28 +461,6 @@ impl Table {
             _ => &self.board,
         }
     }
-}
-
-/// The position as an engine (or the page) may see it: in Good versus Evil
-/// only the Evil seats already out of the game are named. The `evil=`
-/// field is replaced in the text rather than the position rebuilt,
-/// because rebuilding packs the systems and the board's names follow the
-/// slots.
-pub fn engine_view(board: &MultiBoard) -> String {
-    let text = write_board(board);
-    let position = &board.position;
-    let Victory::GoodVersusEvil { evil } = position.victory() else {
-        return text;
-    };
-    let revealed = evil.and(position.out());
-    let field: String = revealed.iter().map(|seat| seat.to_string()).collect();
-    text.split(' ')
-        .map(|word| match word.strip_prefix("evil=") {
-            Some(_) => format!("evil={field}"),
-            None => word.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// Starts the engine process of `seat` with `on_event` for its lines, and

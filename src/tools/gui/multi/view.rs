@@ -4,7 +4,8 @@
 //! While a person sits at a Good-versus-Evil table and the game goes on,
 //! a seat's alignment is sent only when the rules have revealed it: the
 //! person's own, and those of players out of the game. The board's text
-//! carries only the revealed Evil seats ([`engine_view`]), the victory
+//! carries only the revealed Evil seats
+//! ([`crate::tools::match_runner::multi::engine_view`]), the victory
 //! condition is sent by its word alone, and the turn list names no
 //! alignment, so no field of the reply holds the others' alignments. Once
 //! the game is over, or when no person sits at the table (a watched game,
@@ -12,10 +13,11 @@
 
 use serde::Serialize;
 
-use super::table::{engine_view, SeatKind, Table, TableMode, MAX_TURNS};
+use super::table::{SeatKind, Table, TableMode, MAX_TURNS};
 use crate::notation::multi::{format_action, seat_mark, MultiBoard, StepText};
 use crate::notation::turn::Style;
 use crate::rules::multi::{MultiActionList, MultiOutcome, Seat, Victory};
+use crate::tools::match_runner::multi::engine_view;
 
 /// One seat as the page shows it.
 #[derive(Debug, Serialize)]
