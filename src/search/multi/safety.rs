@@ -35,7 +35,7 @@
 //! stops at the first losing turn it finds. The chosen turn is judged
 //! first, then the best-evaluated turns in order, so the budget goes where
 //! the choice is made. On the clock the tree stops at
-//! [`super::TREE_TIME_SHARE`] of the time and the later players' checks
+//! four fifths (`TREE_TIME_SHARE`) of the time and the later players' checks
 //! stop when the time is up, so that the answer is not late.
 //!
 //! **Which turn replaces an unsafe one.** The best-evaluated turn among
