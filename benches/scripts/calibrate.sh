@@ -1,5 +1,5 @@
 #!/bin/bash
-# The UCI_Elo calibration of README.md ("Playing strength"): 11 matches of G games
+# The UCI_Elo calibration of benches/README.md ("Playing strength"): 11 matches of G games
 # (default 128: the 64 openings, both seats), --max-turns 150, two at once.
 # usage: benches/scripts/calibrate.sh [ENGINE] > calibration.log
 # then:  python3 benches/scripts/fit_elo.py calibration.log

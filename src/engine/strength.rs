@@ -8,7 +8,7 @@
 //! decides those before the tree), and never picks a turn the search
 //! proved lost: random blunders of a kind no person makes.
 //!
-//! The levels were calibrated by matches (README, "Playing strength"):
+//! The levels were calibrated by matches (benches/README.md, "Playing strength"):
 //! each level against the full engine at a fixed node count, the full
 //! engine at those node counts against each other, and some levels against
 //! a stronger one; a level's Elo is the maximum-likelihood fit of all those

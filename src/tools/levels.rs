@@ -1,7 +1,8 @@
 //! The named playing levels a person chooses from, in `supernova play
 //! --level NAME` and on the GUI's Play page: each is one row of the
-//! calibration table ([`crate::engine::strength::LEVELS`], README "Playing
-//! strength") under a rank's name, or the full engine.
+//! calibration table ([`crate::engine::strength::LEVELS`],
+//! benches/README.md "Playing strength") under a rank's name, or the full
+//! engine.
 //!
 //! A level is given to an engine through the protocol only, as the two
 //! options any engine with calibrated strength has (`UCI_LimitStrength`
