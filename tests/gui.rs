@@ -237,12 +237,7 @@ fn analyse(browser: &Browser) {
 /// Review an SDG record: upload it, step with the keyboard, and have the
 /// engine evaluate every position for the graph.
 fn review(browser: &Browser, record: &Path) {
-    let id = browser.element("#record-file");
-    browser.call(
-        "POST",
-        &format!("/element/{id}/value"),
-        json!({ "text": record.display().to_string() }),
-    );
+    browser.upload("#record-file", record);
     browser.wait_for(
         "the record",
         "return document.getElementById('status').textContent.startsWith('review') && Number(document.getElementById('status').dataset.length) > 10 ? 'yes' : 'no'",

@@ -528,12 +528,7 @@ fn four_players_good_evil_watch_and_review_in_a_browser() {
         eprintln!("skipping the review: ../shared/sdg-multi/1044.raw is missing");
         return;
     };
-    let id = browser.element("#record-file");
-    browser.call(
-        "POST",
-        &format!("/element/{id}/value"),
-        json!({ "text": path.display().to_string() }),
-    );
+    browser.upload("#record-file", &path);
     status_includes(&browser, "the record", "review");
     browser.script("document.activeElement.blur(); return 'ok'");
     for _ in 0..3 {

@@ -201,12 +201,7 @@ fn the_page_marks_the_blunders_and_plays_and_drops_a_variation() {
         "the first state",
         "return document.getElementById('status').textContent ? 'yes' : 'no'",
     );
-    let id = browser.element("#record-file");
-    browser.call(
-        "POST",
-        &format!("/element/{id}/value"),
-        json!({ "text": record.display().to_string() }),
-    );
+    browser.upload("#record-file", &record);
     browser.wait_for(
         "the review to finish",
         "const box = document.getElementById('review-status'); return box && box.dataset.done === 'true' ? 'yes' : 'no'",

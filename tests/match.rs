@@ -4,24 +4,11 @@
 
 mod common;
 
-use std::path::PathBuf;
-
-use common::{supernova, text};
-
-/// A fresh scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let directory = std::env::temp_dir().join(format!(
-        "supernova-match-test-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&directory);
-    std::fs::create_dir_all(&directory).unwrap();
-    directory
-}
+use common::{scratch_directory, supernova, text};
 
 #[test]
 fn a_short_real_match_writes_transcripts_that_replay() {
-    let directory = scratch("real");
+    let directory = scratch_directory("match", "real");
     let output = supernova(&[
         "match",
         "--engine",
@@ -128,7 +115,7 @@ fn records_carry_draws_to_replay() {
     // Two greedy players on the hand evaluation pass back and forth: a draw
     // by repetition, which the record's variants let replay judge on the
     // board.
-    let directory = scratch("draws");
+    let directory = scratch_directory("match", "draws");
     let output = supernova(&[
         "match",
         "--each",
@@ -261,8 +248,8 @@ fn a_refused_engine_argument_is_explained_by_its_stderr() {
 /// the records, as cutechess-cli writes them in PGN comments.
 #[test]
 fn games_are_announced_logged_and_annotated() {
-    let records = scratch("annotated-records");
-    let logs = scratch("annotated-logs");
+    let records = scratch_directory("match", "annotated-records");
+    let logs = scratch_directory("match", "annotated-logs");
     let output = supernova(&[
         "match",
         "--engine",
@@ -331,7 +318,7 @@ fn games_are_announced_logged_and_annotated() {
 /// report says so and scores the two distinct games apart.
 #[test]
 fn a_node_limited_match_reports_its_repeated_games() {
-    let directory = scratch("repeats");
+    let directory = scratch_directory("match", "repeats");
     let openings = directory.join("one.txt");
     std::fs::write(&openings, "r1b2:g3:/r3b1::g3 0\n").unwrap();
     let output = supernova(&[
@@ -399,7 +386,7 @@ fn resign_match(directory: &std::path::Path, resign: &[&str]) -> (bool, String) 
 
 #[test]
 fn resign_adjudication_ends_games_the_engines_call_lost() {
-    let directory = scratch("resign");
+    let directory = scratch_directory("match", "resign");
     // Any score below zero on one turn: each game ends at the first turn
     // an engine reports itself behind, as a win for the other.
     let (success, out) = resign_match(&directory, &["--resign", "movecount=1", "score=1"]);

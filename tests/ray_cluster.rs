@@ -13,13 +13,13 @@
 mod common;
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use common::{binary, supernova, text, under_ci};
+use common::{binary, scratch_directory, supernova, text, under_ci};
 
 /// The longest a driver may run before the test stops it and fails.
 const DRIVER_LIMIT: Duration = Duration::from_secs(240);
@@ -51,15 +51,6 @@ fn ray_available(test: &str) -> bool {
         eprintln!("SKIPPED {test}: python3 cannot import ray (pip install ray)");
     }
     imported
-}
-
-/// A fresh scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let directory =
-        std::env::temp_dir().join(format!("supernova-ray-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&directory);
-    std::fs::create_dir_all(&directory).unwrap();
-    directory
 }
 
 /// The driver's process. Dropping it (a failed assertion included) sends
@@ -243,7 +234,7 @@ fn copies(out: &Path, number: usize) -> Vec<String> {
 /// `on_line` watching its output, and checks it against the direct match:
 /// the same closing lines, and every game's record once and the same.
 fn check_against_direct(name: &str, nodes: &str, batch: &str, on_line: impl FnMut(&str)) -> String {
-    let root = scratch(name);
+    let root = scratch_directory("ray", name);
     let build = signature();
     let expected = direct_match(&root.join("direct"), nodes, &build);
     let out = root.join("cluster");
@@ -328,7 +319,7 @@ fn self_play_through_the_driver_equals_the_one_machine_generation() {
         return;
     }
     let _cluster = one_cluster();
-    let root = scratch("selfplay");
+    let root = scratch_directory("ray", "selfplay");
     let settings = [
         "--games",
         "66",
@@ -378,7 +369,7 @@ fn the_driver_cancels_every_task_when_the_sprt_decides() {
         return;
     }
     let _cluster = one_cluster();
-    let out = scratch("sprt").join("cluster");
+    let out = scratch_directory("ray", "sprt").join("cluster");
     let binary = binary();
     let mut arguments = MATCH.to_vec();
     // 64 games, decided within a few: the search is far stronger than greedy.

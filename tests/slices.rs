@@ -6,20 +6,9 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use common::{supernova, text};
-
-/// A fresh scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let directory = std::env::temp_dir().join(format!(
-        "supernova-slices-test-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&directory);
-    std::fs::create_dir_all(&directory).unwrap();
-    directory
-}
+use common::{scratch_directory, supernova, text};
 
 /// A command's standard error as text.
 fn stderr(output: &std::process::Output) -> String {
@@ -93,7 +82,7 @@ fn untimed(path: &Path) -> String {
 
 #[test]
 fn slices_merged_print_the_whole_matchs_closing_lines() {
-    let root = scratch("merge");
+    let root = scratch_directory("slices", "merge");
     let (whole, first, second) = (root.join("whole"), root.join("first"), root.join("second"));
     let whole_out = play(&whole, SPRT);
     // Game 3 is in both slices: it must count once.
@@ -139,7 +128,7 @@ fn slices_merged_print_the_whole_matchs_closing_lines() {
 
 #[test]
 fn copies_that_differ_and_other_builds_are_errors() {
-    let root = scratch("differ");
+    let root = scratch_directory("slices", "differ");
     let (first, second) = (root.join("first"), root.join("second"));
     play(&first, &["--games-list", "1-2"]);
     std::fs::create_dir_all(&second).unwrap();
@@ -182,7 +171,7 @@ fn copies_that_differ_and_other_builds_are_errors() {
 
 #[test]
 fn bad_slices_are_errors() {
-    let root = scratch("bad");
+    let root = scratch_directory("slices", "bad");
     let empty = root.join("empty");
     std::fs::create_dir_all(&empty).unwrap();
     for (extra, expected) in [
@@ -250,7 +239,7 @@ fn train(directory: &Path, extra: &[&str]) -> std::process::Output {
 
 #[test]
 fn self_play_slices_write_the_one_machine_generations_files() {
-    let root = scratch("train");
+    let root = scratch_directory("slices", "train");
     let (whole, first, second) = (root.join("whole"), root.join("first"), root.join("second"));
     let output = train(&whole, &[]);
     assert!(output.status.success(), "{}", stderr(&output));

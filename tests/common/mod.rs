@@ -75,3 +75,16 @@ pub fn supernova_with_input(arguments: &[&str], input: &[u8]) -> std::process::O
 pub fn text(output: &std::process::Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
+
+/// A fresh, empty scratch directory for the test `name` of the suite
+/// `suite`, under the system's temporary directory and this process's id,
+/// so that test binaries running at once do not share one.
+pub fn scratch_directory(suite: &str, name: &str) -> PathBuf {
+    let directory = std::env::temp_dir().join(format!(
+        "supernova-{suite}-test-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&directory);
+    std::fs::create_dir_all(&directory).unwrap();
+    directory
+}
