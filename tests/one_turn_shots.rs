@@ -111,6 +111,7 @@ fn the_engine_avoids_the_one_turn_shots_at_a_node_limit() {
 /// engine avoids at `$SUPERNOVA_SHOTS_MOVETIME` ms a turn (default 50), one
 /// thread. Timed, so it reports and asserts nothing:
 /// `SUPERNOVA_SHOTS_MOVETIME=20 cargo test --release --test one_turn_shots -- --ignored --nocapture at_a_movetime`.
+/// `SUPERNOVA_SHOTS_OPTIONS="NAME=VALUE;..."` sets tunables first (`shot_guard=0` turns the shot guard off).
 #[test]
 #[ignore]
 fn one_turn_shots_at_a_movetime() {
@@ -122,11 +123,18 @@ fn one_turn_shots_at_a_movetime() {
     let shots = suite();
     let stop = AtomicBool::new(false);
     let mut avoided = 0;
+    // Tunables to measure with, `NAME=VALUE` separated by `;`.
+    let settings = std::env::var("SUPERNOVA_SHOTS_OPTIONS").unwrap_or_default();
     for shot in &shots {
-        let mut searcher = Searcher::new(SearchOptions {
+        let mut options = SearchOptions {
             player: PlayerKind::Mcts,
             ..SearchOptions::default()
-        });
+        };
+        for (name, value) in settings.split(';').filter_map(|item| item.split_once('=')) {
+            let value = value.parse().expect("a number");
+            options.tunables.set(name, value).expect("a tunable");
+        }
+        let mut searcher = Searcher::new(options);
         let root = &shot.board.position;
         let limits = SearchLimits {
             movetime: Some(std::time::Duration::from_millis(movetime)),

@@ -77,6 +77,7 @@ mod extract;
 mod facts;
 mod features;
 mod info;
+pub mod material;
 mod mcts;
 pub mod multi;
 pub mod network;
@@ -89,6 +90,7 @@ mod report;
 mod root;
 mod run;
 mod searcher;
+mod shot_guard;
 mod shots;
 mod solver;
 #[cfg(test)]

@@ -46,6 +46,7 @@ use std::time::Instant;
 use super::info::TreeReading;
 use super::players::{greedy, Choice, SafeTurns};
 use super::report::{Decision, Proof, SearchResult};
+use super::shot_guard::Guard;
 use super::solver::Solver;
 use super::tunables::Tunables;
 use crate::rules::{Action, Outcome, Position, Rules};
@@ -151,6 +152,16 @@ pub(super) fn choose(
 ) -> Choice {
     for turn in reading.turns() {
         if is_safe(&turn.actions, position, rules, &check, solver) {
+            let guard = Guard {
+                position,
+                rules,
+                tunables,
+                check: &check,
+                deadline,
+            };
+            if let Some(choice) = guard.weigh(turn, reading, solver) {
+                return choice;
+            }
             return Choice {
                 actions: turn.actions.clone(),
                 value: turn.value,
@@ -188,7 +199,7 @@ pub(super) fn choose(
 
 /// Whether a turn replays legally and leaves the opponent no win at once (a
 /// win for the mover is safe, a mutual elimination is not).
-fn is_safe(
+pub(super) fn is_safe(
     turn: &[Action],
     position: &Position,
     rules: &Rules,

@@ -299,7 +299,8 @@ impl Searcher {
                 found.is_some()
             }) as Box<dyn FnOnce() -> bool + '_>
         });
-        let grown = self.grow_tree(job, plan, &check, &mut verifier, prelude, on_info);
+        let tree_plan = plan.shortened(guard_share(&tunables));
+        let grown = self.grow_tree(job, tree_plan, &check, &mut verifier, prelude, on_info);
         self.attack_memory = attack_memory;
         if let Some(turn) = attack_turn {
             self.threat_memory = verifier.into_memory();
@@ -510,6 +511,16 @@ impl Searcher {
         self.tree.clear();
         self.last_turn = None;
         0
+    }
+}
+
+/// The share of a timed search kept from the tree for the shot guard
+/// (`shot_guard.rs`): none when the guard is off.
+fn guard_share(tunables: &super::tunables::Tunables) -> f64 {
+    if tunables[Tunable::ShotGuard] > 0.0 {
+        f64::from(tunables[Tunable::ShotGuardShare])
+    } else {
+        0.0
     }
 }
 

@@ -72,6 +72,20 @@ pub(crate) struct TimePlan {
     pub cap: Option<Duration>,
 }
 
+impl TimePlan {
+    /// The plan with every limit `share` shorter, for a tree that leaves
+    /// the rest of the time to a check after it.
+    pub fn shortened(self, share: f64) -> TimePlan {
+        let scale = |limit: Option<Duration>| limit.map(|limit| limit.mul_f64(1.0 - share));
+        TimePlan {
+            soft: scale(self.soft),
+            hard: scale(self.hard),
+            managed: self.managed,
+            cap: scale(self.cap),
+        }
+    }
+}
+
 /// Works out the time limits for `mover`, who has played `own_turns` turns.
 pub(crate) fn plan(
     limits: &SearchLimits,

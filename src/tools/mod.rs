@@ -13,7 +13,12 @@ pub mod gui;
 pub mod handicaps;
 pub mod levels;
 pub mod match_runner;
-pub mod material;
+/// What one reply takes (the exact material judgement of a turn), which
+/// the search's shot guard uses and the tools (puzzles, the one-turn-shots
+/// suite) judge turns by; it lives in the search, below the tools.
+pub mod material {
+    pub use crate::search::material::*;
+}
 pub mod multi_match;
 pub mod multi_play;
 pub mod openings;

@@ -7,6 +7,8 @@
 //! A ship's worth is the evaluation's default weight by size (small 1,
 //! medium 2.5, large 5.5), and an elimination counts as [`ELIMINATED`].
 
+use std::time::Instant;
+
 use crate::rules::{Action, Outcome, Player, Position, Rules, TurnEnumerator};
 
 /// A swing of at least this much is a lost shot: a large ship captured at
@@ -63,18 +65,54 @@ pub fn swing(after: &Position, actions: &[Action], result: &Position) -> f32 {
 /// (the swing, the reply). A reply that eliminates the mover swings
 /// [`ELIMINATED`].
 pub fn worst_reply(after: &Position, rules: &Rules) -> (f32, Vec<Action>) {
+    let worst = worst_reply_until(after, rules, None).expect("a listing without a deadline ends");
+    (worst.swing, worst.reply)
+}
+
+/// The opponent's best single reply by [`swing`], with the position it
+/// leads to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorstReply {
+    /// What the reply takes from the mover, net.
+    pub swing: f32,
+    /// The reply (empty when the opponent has no legal turn).
+    pub reply: Vec<Action>,
+    /// The position after the reply (the mover to move).
+    pub result: Position,
+}
+
+/// [`worst_reply`] that gives up at `deadline` (`None` then), since a
+/// searcher on the clock cannot always list every reply of a big position.
+pub fn worst_reply_until(
+    after: &Position,
+    rules: &Rules,
+    deadline: Option<Instant>,
+) -> Option<WorstReply> {
     let mover = after.side_to_move().opponent();
-    let mut worst = (f32::NEG_INFINITY, Vec::new());
-    TurnEnumerator::default().for_each_turn(after, rules, |actions, result, outcome| {
-        let swing = match outcome {
-            Outcome::Win(winner) if winner != mover => ELIMINATED,
-            _ => swing(after, actions, result),
-        };
-        if swing > worst.0 {
-            worst = (swing, actions.to_vec());
-        }
-    });
-    worst
+    let mut worst = WorstReply {
+        swing: f32::NEG_INFINITY,
+        reply: Vec::new(),
+        result: *after,
+    };
+    let complete = TurnEnumerator::default().for_each_turn_until(
+        after,
+        rules,
+        deadline,
+        |actions, result, outcome| {
+            let swing = match outcome {
+                Outcome::Win(winner) if winner != mover => ELIMINATED,
+                _ => swing(after, actions, result),
+            };
+            if swing > worst.swing {
+                worst = WorstReply {
+                    swing,
+                    reply: actions.to_vec(),
+                    result: *result,
+                };
+            }
+        },
+    );
+    complete.then_some(worst)
 }
 
 /// `position` after `actions`, if the turn is legal and the game goes on.
