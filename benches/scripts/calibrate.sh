@@ -9,7 +9,7 @@ lvl() { echo "--engine name=L$1 option.UCI_LimitStrength=true option.UCI_Elo=$1 
 # The full engine with the exploration constants and the contempt the levels
 # were calibrated with (src/engine/strength.rs, CALIBRATED_EXPLORATION and
 # CALIBRATED_CONTEMPT), not today's defaults.
-full() { echo "--engine name=full$1 nodes=$1 option.cpuct=1.5 option.cpuct_intra_turn=1.0 option.contempt=0"; }
+full() { echo "--engine name=full$1 nodes=$1 option.cpuct=1.5 option.cpuct_intra_turn=1.0 option.contempt=0 option.shot_guard=0"; }
 run() { name=$1; shift; echo "== $name: $*"; $B match "$@" --games $G --max-turns 150 --concurrency 2 2>&1 | grep -E "^Score of|^Elo" | tail -2; }
 
 run A1 $(full 1000) $(full 300)

@@ -8,6 +8,19 @@
 //! decides those before the tree), and never picks a turn the search
 //! proved lost: random blunders of a kind no person makes.
 //!
+//! Nor does it leave material to a one-turn shot more often than people
+//! do. A turn's exposure ([`exposure`]) is what the opponent's best single
+//! reply takes from it net, over every distinct legal reply (the exact
+//! judgement of [`crate::search::material`]); a candidate hangs material
+//! when its exposure exceeds the least exposure among the turns the level
+//! chooses from by at least [`HANG`] (more than a small ship net). Each
+//! level keeps such a candidate in its draw only with its
+//! [`Level::hang_keep`] chance, so the weakest level may still blunder as
+//! often as beginners do (benches/README.md, "Blunders: people and
+//! levels", measures both with the same definition), and the stronger ones
+//! as seldom as good players. The search's own turn is never removed, so
+//! there is always a turn to play.
+//!
 //! The levels were calibrated by matches (benches/README.md, "Playing strength"):
 //! each level against the full engine at a fixed node count, the full
 //! engine at those node counts against each other, and some levels against
@@ -19,7 +32,8 @@ use rand::{Rng, SeedableRng};
 
 use std::sync::Arc;
 
-use crate::rules::{Outcome, Position, Rules};
+use crate::rules::{Action, Outcome, Position, Rules};
+use crate::search::material::{played, worst_reply, SAFE};
 use crate::search::{
     Decision, Evaluation, Proof, SearchOptions, SearchResult, Solver, ValueNetwork,
 };
@@ -56,6 +70,17 @@ pub const CALIBRATED_CONTEMPT: f32 = 0.0;
 /// searches with them for the same reason as [`CALIBRATED_EXPLORATION`].
 pub const CALIBRATED_EXPOSURE_PRIORS: (f32, f32) = (0.0, 0.0);
 
+/// The root's shot guard (`shot_guard`) the levels were calibrated with:
+/// off. A limited engine searches without it for the same reason as
+/// [`CALIBRATED_EXPLORATION`]; its own rule against hanging material
+/// ([`Level::hang_keep`]) is measured against people instead.
+pub const CALIBRATED_SHOT_GUARD: f32 = 0.0;
+
+/// How much more than the least exposed turn's a candidate's exposure must
+/// be for it to hang material: more than a small ship net
+/// ([`crate::search::material::SAFE`]).
+pub const HANG: f32 = SAFE;
+
 /// The options a limited engine searches with: `options`, with enough
 /// candidates reported to choose among ([`SAMPLED_CANDIDATES`]), no tree
 /// carried over from earlier turns, and the tunables and evaluation the
@@ -75,6 +100,7 @@ pub fn calibrated_options(
     let (exposed, escape) = CALIBRATED_EXPOSURE_PRIORS;
     let _ = tunables.set("prior_exposed", exposed);
     let _ = tunables.set("prior_escape", escape);
+    let _ = tunables.set("shot_guard", CALIBRATED_SHOT_GUARD);
     match CALIBRATED_EVALUATION {
         Evaluation::Hand => tunables.set_network(None),
         Evaluation::Learned => tunables.set_network(Some(network.clone())),
@@ -93,6 +119,10 @@ pub struct Level {
     /// as the softmax temperature (in value units, -1 to 1) of the choice;
     /// 0 plays the search's turn.
     pub temperature: f32,
+    /// The chance that a candidate which hangs material (see the module
+    /// documentation) stays in the draw: 0 never plays one unless the
+    /// search chose it, 1 ignores the rule.
+    pub hang_keep: f32,
 }
 
 /// The levels, weakest first, with the Elo each measured (see the module
@@ -105,31 +135,37 @@ pub const LEVELS: [Level; 6] = [
         elo: 1160,
         nodes: 8,
         temperature: 0.12,
+        hang_keep: 0.5,
     },
     Level {
         elo: 1260,
         nodes: 40,
         temperature: 0.06,
+        hang_keep: 0.25,
     },
     Level {
         elo: 1350,
         nodes: 100,
         temperature: 0.04,
+        hang_keep: 0.1,
     },
     Level {
         elo: 1630,
         nodes: 250,
         temperature: 0.02,
+        hang_keep: 0.0,
     },
     Level {
         elo: 1750,
         nodes: 500,
         temperature: 0.01,
+        hang_keep: 0.0,
     },
     Level {
         elo: ANCHOR_ELO,
         nodes: ANCHOR_NODES,
         temperature: 0.0,
+        hang_keep: 0.0,
     },
 ];
 
@@ -156,8 +192,8 @@ pub fn level_for(elo: i64) -> Level {
         .iter()
         .position(|level| level.elo >= elo)
         .unwrap_or(LEVELS.len() - 1);
-    if upper == 0 {
-        return LEVELS[0];
+    if upper == 0 || LEVELS[upper].elo == elo {
+        return LEVELS[upper];
     }
     let (low, high) = (LEVELS[upper - 1], LEVELS[upper]);
     let fraction = (elo - low.elo) as f64 / (high.elo - low.elo).max(1) as f64;
@@ -166,6 +202,7 @@ pub fn level_for(elo: i64) -> Level {
         elo,
         nodes: nodes.exp().round().max(1.0) as u64,
         temperature: low.temperature + (high.temperature - low.temperature) * fraction as f32,
+        hang_keep: low.hang_keep + (high.hang_keep - low.hang_keep) * fraction as f32,
     }
 }
 
@@ -199,6 +236,8 @@ pub fn sample_turn(
         .filter(|(_, candidate)| is_safe(&candidate.turn, position, rules, &mut solver))
         .map(|(index, _)| index)
         .collect();
+    let mut rng = SmallRng::seed_from_u64(seed ^ position.hash() ^ 0x57E1_1A7E_D0E5_5EED);
+    let eligible = without_hanging(result, position, rules, level, eligible, &mut rng);
     if eligible.len() < 2 {
         return;
     }
@@ -210,7 +249,6 @@ pub fn sample_turn(
         })
         .collect();
     let total: f64 = weights.iter().sum();
-    let mut rng = SmallRng::seed_from_u64(seed ^ position.hash() ^ 0x57E1_1A7E_D0E5_5EED);
     let mut draw = rng.random::<f64>() * total;
     let mut chosen = eligible[eligible.len() - 1];
     for (&index, weight) in eligible.iter().zip(&weights) {
@@ -228,13 +266,62 @@ pub fn sample_turn(
     result.decision = Decision::LimitedStrength;
 }
 
-/// Whether a turn plays, and leaves the opponent no win at once.
-fn is_safe(
-    turn: &[crate::rules::Action],
+/// `eligible` (indices into the result's candidates) less those that hang
+/// material, each kept with the level's [`Level::hang_keep`] chance drawn
+/// from `rng`; the search's own turn always stays.
+fn without_hanging(
+    result: &SearchResult,
     position: &Position,
     rules: &Rules,
-    solver: &mut Solver,
-) -> bool {
+    level: &Level,
+    eligible: Vec<usize>,
+    rng: &mut SmallRng,
+) -> Vec<usize> {
+    if level.hang_keep >= 1.0 || eligible.len() < 2 {
+        return eligible;
+    }
+    let candidates = &result.info.candidates;
+    let exposures: Vec<f32> = eligible
+        .iter()
+        .map(|&index| exposure(position, rules, &candidates[index].turn).unwrap_or(f32::INFINITY))
+        .collect();
+    let least = exposures.iter().copied().fold(f32::INFINITY, f32::min);
+    eligible
+        .iter()
+        .zip(&exposures)
+        .filter(|&(&index, &exposed)| {
+            exposed - least < HANG
+                || candidates[index].turn == result.best_turn
+                || rng.random::<f32>() < level.hang_keep
+        })
+        .map(|(&index, _)| index)
+        .collect()
+}
+
+/// What the opponent's best single reply takes net after `turn` from
+/// `position` (see [`crate::search::material::worst_reply`]): `None` when
+/// the turn is illegal, 0 when it ends the game in a draw, minus
+/// [`crate::search::material::ELIMINATED`] when it wins. The measure of
+/// hanging material, for the levels and for people's games alike.
+pub fn exposure(position: &Position, rules: &Rules, turn: &[Action]) -> Option<f32> {
+    if let Some(after) = played(position, rules, turn) {
+        return Some(worst_reply(&after, rules).0);
+    }
+    let mut after = *position;
+    for &action in turn {
+        after.try_apply(rules, action).ok()?;
+    }
+    match after.end_turn(rules).ok()? {
+        Outcome::Win(winner) if winner == position.side_to_move() => {
+            Some(-crate::search::material::ELIMINATED)
+        }
+        Outcome::Win(_) => Some(crate::search::material::ELIMINATED),
+        _ => Some(0.0),
+    }
+}
+
+/// Whether a turn plays, and leaves the opponent no win at once.
+fn is_safe(turn: &[Action], position: &Position, rules: &Rules, solver: &mut Solver) -> bool {
     let mut after = *position;
     if !turn
         .iter()
@@ -252,6 +339,113 @@ fn is_safe(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::{Colour, Piece, PieceSet, Player, System, TurnState};
+    use crate::search::{Candidate, SearchLimits, Searcher};
+    use std::sync::atomic::AtomicBool;
+
+    fn pieces(text: &str) -> PieceSet {
+        let mut set = PieceSet::EMPTY;
+        for pair in text.as_bytes().chunks(2) {
+            set.add(Piece::parse(std::str::from_utf8(pair).unwrap()).unwrap());
+        }
+        set
+    }
+
+    /// A middle game (cli rules) where player 0, to move, has R3, B3 and
+    /// Y2 at a system next to player 1's home, whose R3 there would
+    /// capture a large ship moved in.
+    fn beside_their_home() -> Position {
+        let systems = [
+            ("y2b1", "r2g1g3", ""),
+            ("g3b1", "", "r3y1"),
+            ("b3", "", "r2y3"),
+            ("g1", "", "r1y3"),
+            ("g2", "r1r3y2b1b2b3", ""),
+            ("g3", "r2y3", ""),
+        ];
+        let system = |&(stars, first, second): &(&str, &str, &str)| System {
+            stars: pieces(stars),
+            ships: [pieces(first), pieces(second)],
+        };
+        let others: Vec<System> = systems[2..].iter().map(system).collect();
+        Position::from_parts(
+            [Some(system(&systems[0])), Some(system(&systems[1]))],
+            [true, true],
+            &others,
+            Player::from_index(0).unwrap(),
+            TurnState::Start,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_level_does_not_hang_a_large_ship_that_its_draw_would_pick() {
+        let position = beside_their_home();
+        let rules = Rules::CLI;
+        let ready = position
+            .occupied_slots()
+            .find(|&slot| position.system(slot).ships[0].len() == 6)
+            .unwrap();
+        let hanging = vec![Action::Move {
+            from: ready,
+            to: 1,
+            ship: Piece::new(Colour::Blue, 3).unwrap(),
+        }];
+        let options = SearchOptions::default();
+        let limits = SearchLimits {
+            nodes: Some(200),
+            ..SearchLimits::default()
+        };
+        let mut result =
+            Searcher::new(options).search(&position, &[], &limits, &AtomicBool::new(false), |_| {});
+        assert_eq!(result.decision, Decision::Search);
+        let safe = result.best_turn.clone();
+        let (safe_exposure, hanging_exposure) = (
+            exposure(&position, &rules, &safe).unwrap(),
+            exposure(&position, &rules, &hanging).unwrap(),
+        );
+        assert!(
+            hanging_exposure - safe_exposure >= HANG.max(5.0),
+            "{safe_exposure} {hanging_exposure}"
+        );
+        // The draw sees the hanging turn valued above the search's turn.
+        let value = result.value;
+        result.info.candidates = vec![
+            Candidate {
+                turn: safe,
+                visits: 100,
+                value,
+                proof: None,
+                line: Vec::new(),
+            },
+            Candidate {
+                turn: hanging.clone(),
+                visits: 100,
+                value: value + 0.1,
+                proof: None,
+                line: Vec::new(),
+            },
+        ];
+        let played = |hang_keep: f32| {
+            let level = Level {
+                elo: 1000,
+                nodes: 200,
+                temperature: 0.2,
+                hang_keep,
+            };
+            (0..32u64)
+                .filter(|&seed| {
+                    let mut sampled = result.clone();
+                    sample_turn(&mut sampled, &position, &rules, &level, seed);
+                    sampled.best_turn == hanging
+                })
+                .count()
+        };
+        assert_eq!(played(0.0), 0);
+        assert!(played(1.0) > 16, "{}", played(1.0));
+        let half = played(0.5);
+        assert!(half > 0 && half < played(1.0), "{half}");
+    }
 
     #[test]
     fn levels_interpolate_and_clamp() {

@@ -1,0 +1,136 @@
+//! The playing levels against people's blunders: the rule that keeps a
+//! weak level from hanging material more often than people do, and the
+//! measurement (ignored, run by hand) of how often people and levels leave
+//! material to a one-turn shot, with one definition
+//! ([`supernova::engine::strength::exposure`]).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use supernova::engine::strength::{exposure, sample_turn, Level, HANG, LEVELS};
+use supernova::notation::hwpn;
+use supernova::record::GameRecord;
+use supernova::rules::{Action, Outcome, Position, Rules, TurnEnumerator};
+use supernova::search::material::{ELIMINATED, SHOT};
+use supernova::search::{Decision, SearchLimits, SearchOptions, Searcher};
+
+/// Two large ships moved into the enemy home, where a red sacrifice
+/// elsewhere captures both (the position of `walked_into_a_red_sacrifice`
+/// in the search's tests, one turn earlier: the mover may still stay out).
+const BEFORE_THE_MOVE_IN: &str = "before the move in";
+
+/// How much more the worst reply to `turn` takes than the worst reply to
+/// the least exposed legal turn, if at least [`HANG`] (listing every legal
+/// turn, stopping once one leaves [`SHOT`] less).
+fn hanging(position: &Position, rules: &Rules, turn: &[Action]) -> Option<f32> {
+    let played = exposure(position, rules, turn)?;
+    if played < HANG {
+        return None;
+    }
+    let mut least = played;
+    let mut turns = Vec::new();
+    TurnEnumerator::default().for_each_turn(position, rules, |actions, _, outcome| {
+        if outcome == Outcome::Ongoing {
+            turns.push(actions.to_vec());
+        }
+    });
+    for alternative in turns {
+        if let Some(exposed) = exposure(position, rules, &alternative) {
+            least = least.min(exposed);
+            if played - least >= SHOT {
+                break;
+            }
+        }
+    }
+    (played - least >= HANG).then_some(played - least)
+}
+
+/// Counts of turns and of turns that hang material, by phase.
+#[derive(Default)]
+struct Tally {
+    turns: [u32; 3],
+    hung: [u32; 3],
+    large: [u32; 3],
+}
+
+fn phase(number: u32) -> usize {
+    match number {
+        0..=20 => 0,
+        21..=50 => 1,
+        _ => 2,
+    }
+}
+
+/// The blunder rates of the players in a directory of SDG records
+/// (`LEVELS_RECORDS`, default ../shared/sdg; every `LEVELS_EVERY`th record),
+/// all people together, or by player name with `LEVELS_BY_NAME=1`.
+#[test]
+#[ignore = "a measurement: minutes over the SDG records"]
+fn blunder_rates_in_records() {
+    let directory = std::env::var("LEVELS_RECORDS").unwrap_or("../shared/sdg".to_string());
+    let every: usize = std::env::var("LEVELS_EVERY")
+        .ok()
+        .and_then(|text| text.parse().ok())
+        .unwrap_or(1);
+    let by_name = std::env::var("LEVELS_BY_NAME").is_ok_and(|value| value == "1");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&directory)
+        .expect("the records directory")
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|extension| extension == "raw"))
+        .collect();
+    files.sort();
+    let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
+    for path in files.iter().step_by(every.max(1)) {
+        let Ok(record) = GameRecord::read_file(path) else {
+            continue;
+        };
+        let Ok(rules) = record.rules(&"sdg".parse().unwrap()) else {
+            continue;
+        };
+        let walk = record.walk(&rules);
+        for turn in &walk.turns {
+            let position = turn.board.position;
+            if position.in_setup() {
+                continue;
+            }
+            let name = if by_name {
+                record
+                    .header
+                    .player_name(turn.mover)
+                    .unwrap_or("?")
+                    .to_string()
+            } else {
+                "people".to_string()
+            };
+            let tally = tallies.entry(name).or_default();
+            let index = phase(turn.number);
+            tally.turns[index] += 1;
+            if let Some(excess) = hanging(&position, &rules, &turn.actions) {
+                tally.hung[index] += 1;
+                if excess >= SHOT || excess >= ELIMINATED / 2.0 {
+                    tally.large[index] += 1;
+                }
+            }
+        }
+    }
+    println!("player: turns, hangs (> small ship net), large (a large ship net or home) per 100 turns; by turn number 1-20 / 21-50 / 51+");
+    for (name, tally) in &tallies {
+        let total: u32 = tally.turns.iter().sum();
+        let rate =
+            |counts: &[u32; 3]| 100.0 * counts.iter().sum::<u32>() as f64 / total.max(1) as f64;
+        let phases: Vec<String> = (0..3)
+            .map(|index| {
+                format!(
+                    "{}/{}/{}",
+                    tally.turns[index], tally.hung[index], tally.large[index]
+                )
+            })
+            .collect();
+        println!(
+            "{name}: {total} turns, hangs {:.2}, large {:.2} per 100 (turns/hangs/large by phase: {})",
+            rate(&tally.hung),
+            rate(&tally.large),
+            phases.join(" ")
+        );
+    }
+}
