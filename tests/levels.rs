@@ -1,27 +1,22 @@
-//! The playing levels against people's blunders: the rule that keeps a
-//! weak level from hanging material more often than people do, and the
-//! measurement (ignored, run by hand) of how often people and levels leave
-//! material to a one-turn shot, with one definition
-//! ([`supernova::engine::strength::exposure`]).
+//! The playing levels against people's blunders: the measurement (ignored,
+//! run by hand) of how often people and levels leave material to a
+//! one-turn shot, with the definition the levels' rule uses
+//! ([`supernova::engine::strength::exposure`]); the rule's own test is in
+//! the module.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use supernova::engine::strength::{exposure, sample_turn, Level, HANG, LEVELS};
-use supernova::notation::hwpn;
+use supernova::engine::strength::{exposure, HANG};
 use supernova::record::GameRecord;
 use supernova::rules::{Action, Outcome, Position, Rules, TurnEnumerator};
 use supernova::search::material::{ELIMINATED, SHOT};
-use supernova::search::{Decision, SearchLimits, SearchOptions, Searcher};
-
-/// Two large ships moved into the enemy home, where a red sacrifice
-/// elsewhere captures both (the position of `walked_into_a_red_sacrifice`
-/// in the search's tests, one turn earlier: the mover may still stay out).
-const BEFORE_THE_MOVE_IN: &str = "before the move in";
 
 /// How much more the worst reply to `turn` takes than the worst reply to
-/// the least exposed legal turn, if at least [`HANG`] (listing every legal
-/// turn, stopping once one leaves [`SHOT`] less).
+/// the least exposed of the first [`ALTERNATIVES`] legal turns, if at least
+/// [`HANG`] (stopping once one leaves [`SHOT`] less): a lower bound of the
+/// excess over the least exposed legal turn, since listing every turn's
+/// every reply takes minutes a game.
 fn hanging(position: &Position, rules: &Rules, turn: &[Action]) -> Option<f32> {
     let played = exposure(position, rules, turn)?;
     if played < HANG {
@@ -34,7 +29,7 @@ fn hanging(position: &Position, rules: &Rules, turn: &[Action]) -> Option<f32> {
             turns.push(actions.to_vec());
         }
     });
-    for alternative in turns {
+    for alternative in turns.into_iter().take(ALTERNATIVES) {
         if let Some(exposed) = exposure(position, rules, &alternative) {
             least = least.min(exposed);
             if played - least >= SHOT {
@@ -44,6 +39,9 @@ fn hanging(position: &Position, rules: &Rules, turn: &[Action]) -> Option<f32> {
     }
     (played - least >= HANG).then_some(played - least)
 }
+
+/// The alternative turns a measured turn is compared with.
+const ALTERNATIVES: usize = 48;
 
 /// Counts of turns and of turns that hang material, by phase.
 #[derive(Default)]
@@ -76,7 +74,10 @@ fn blunder_rates_in_records() {
     let mut files: Vec<PathBuf> = std::fs::read_dir(&directory)
         .expect("the records directory")
         .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|extension| extension == "raw"))
+        .filter(|path| {
+            path.extension()
+                .is_some_and(|extension| extension == "raw" || extension == "sdg")
+        })
         .collect();
     files.sort();
     let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();

@@ -33,7 +33,7 @@ use rand::{Rng, SeedableRng};
 use std::sync::Arc;
 
 use crate::rules::{Action, Outcome, Position, Rules};
-use crate::search::material::{played, worst_reply, SAFE};
+use crate::search::material::{material, played, worst_reply, SAFE};
 use crate::search::{
     Decision, Evaluation, Proof, SearchOptions, SearchResult, Solver, ValueNetwork,
 };
@@ -298,14 +298,17 @@ fn without_hanging(
         .collect()
 }
 
-/// What the opponent's best single reply takes net after `turn` from
-/// `position` (see [`crate::search::material::worst_reply`]): `None` when
-/// the turn is illegal, 0 when it ends the game in a draw, minus
-/// [`crate::search::material::ELIMINATED`] when it wins. The measure of
-/// hanging material, for the levels and for people's games alike.
+/// What `turn` from `position` and the opponent's best single reply to it
+/// (see [`crate::search::material::worst_reply`]) lose the mover in
+/// material net, so that a trade (a capture recaptured) is not a loss:
+/// `None` when the turn is illegal, 0 when it ends the game in a draw,
+/// minus [`crate::search::material::ELIMINATED`] when it wins. The measure
+/// of hanging material, for the levels and for people's games alike.
 pub fn exposure(position: &Position, rules: &Rules, turn: &[Action]) -> Option<f32> {
+    let mover = position.side_to_move();
+    let balance = |board: &Position| material(board, mover) - material(board, mover.opponent());
     if let Some(after) = played(position, rules, turn) {
-        return Some(worst_reply(&after, rules).0);
+        return Some(balance(position) - balance(&after) + worst_reply(&after, rules).0);
     }
     let mut after = *position;
     for &action in turn {
