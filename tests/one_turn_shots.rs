@@ -101,10 +101,12 @@ fn the_engine_avoids_the_one_turn_shots_at_a_node_limit() {
         shots.len()
     );
     // Most of the suite's positions are won by far, where the tree's values
-    // are near 1 and a lost ship moves them little: the engine avoids 47 of
-    // the 77 (45 without the sacrifice shot at the leaves). Each line below
-    // names a shot it left.
-    assert!(shots.len() - failures.len() >= 46, "{failures:#?}");
+    // are near 1 and a lost ship moves them little: the tree alone avoids
+    // 47 of the 77 (45 without the sacrifice shot at the leaves), and with
+    // the shot guard, which lists every reply to the tree's turn and weighs
+    // the candidates by the value after their worst reply, 73. Each line
+    // below names a shot it left.
+    assert!(shots.len() - failures.len() >= 71, "{failures:#?}");
 }
 
 /// The suite on the clock, for `benches/README.md`: how many shots the
