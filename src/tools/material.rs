@@ -7,6 +7,8 @@
 //! A ship's worth is the evaluation's default weight by size (small 1,
 //! medium 2.5, large 5.5), and an elimination counts as [`ELIMINATED`].
 
+use std::time::Instant;
+
 use crate::rules::{Action, Outcome, Player, Position, Rules, TurnEnumerator};
 
 /// A swing of at least this much is a lost shot: a large ship captured at
@@ -63,18 +65,45 @@ pub fn swing(after: &Position, actions: &[Action], result: &Position) -> f32 {
 /// (the swing, the reply). A reply that eliminates the mover swings
 /// [`ELIMINATED`].
 pub fn worst_reply(after: &Position, rules: &Rules) -> (f32, Vec<Action>) {
+    worst_reply_within(after, rules, None, usize::MAX)
+        .unwrap_or((f32::NEG_INFINITY, Vec::new()))
+}
+
+/// [`worst_reply`] bounded in time (`deadline`) and work (`most_turns`
+/// replies listed), for a person waiting on the answer: `None` when the
+/// listing did not finish, so that a caller says nothing rather than
+/// judge from part of the replies.
+pub fn worst_reply_within(
+    after: &Position,
+    rules: &Rules,
+    deadline: Option<Instant>,
+    most_turns: usize,
+) -> Option<(f32, Vec<Action>)> {
     let mover = after.side_to_move().opponent();
     let mut worst = (f32::NEG_INFINITY, Vec::new());
-    TurnEnumerator::default().for_each_turn(after, rules, |actions, result, outcome| {
-        let swing = match outcome {
-            Outcome::Win(winner) if winner != mover => ELIMINATED,
-            _ => swing(after, actions, result),
-        };
-        if swing > worst.0 {
-            worst = (swing, actions.to_vec());
-        }
-    });
-    worst
+    let mut listed = 0usize;
+    let mut over_budget = false;
+    let complete = TurnEnumerator::default().for_each_turn_while(
+        after,
+        rules,
+        deadline,
+        |actions, result, outcome| {
+            listed += 1;
+            if listed > most_turns {
+                over_budget = true;
+                return false;
+            }
+            let swing = match outcome {
+                Outcome::Win(winner) if winner != mover => ELIMINATED,
+                _ => swing(after, actions, result),
+            };
+            if swing > worst.0 {
+                worst = (swing, actions.to_vec());
+            }
+            true
+        },
+    );
+    (complete && !over_budget).then_some(worst)
 }
 
 /// `position` after `actions`, if the turn is legal and the game goes on.
