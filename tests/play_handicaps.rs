@@ -134,7 +134,14 @@ const BEFORE_A_SHOT: &str =
 #[test]
 fn the_stronger_red_alert_warns_of_a_material_shot() {
     let out = play_session(
-        &["--position", BEFORE_A_SHOT, "--red-alert", "2", "--nodes", "50"],
+        &[
+            "--position",
+            BEFORE_A_SHOT,
+            "--red-alert",
+            "2",
+            "--nodes",
+            "50",
+        ],
         "build y3 Delos\nno\nquit\n",
     );
     assert!(
@@ -147,7 +154,14 @@ fn the_stronger_red_alert_warns_of_a_material_shot() {
     );
     // The weaker setting warns only of wins, and this turn allows none.
     let out = play_session(
-        &["--position", BEFORE_A_SHOT, "--red-alert", "1", "--nodes", "50"],
+        &[
+            "--position",
+            BEFORE_A_SHOT,
+            "--red-alert",
+            "1",
+            "--nodes",
+            "50",
+        ],
         "build y3 Delos\nquit\n",
     );
     assert!(!out.contains("Red Alert"), "{out}");

@@ -273,7 +273,10 @@ fn material_shot_text(
         })
         .collect();
     let mut destroyed = ships_of(&board.position, mover);
-    for ship in ships_of(&result, mover).into_iter().chain(captured.iter().copied()) {
+    for ship in ships_of(&result, mover)
+        .into_iter()
+        .chain(captured.iter().copied())
+    {
         if let Some(at) = destroyed.iter().position(|&lost| lost == ship) {
             destroyed.remove(at);
         }

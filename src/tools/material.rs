@@ -65,8 +65,7 @@ pub fn swing(after: &Position, actions: &[Action], result: &Position) -> f32 {
 /// (the swing, the reply). A reply that eliminates the mover swings
 /// [`ELIMINATED`].
 pub fn worst_reply(after: &Position, rules: &Rules) -> (f32, Vec<Action>) {
-    worst_reply_within(after, rules, None, usize::MAX)
-        .unwrap_or((f32::NEG_INFINITY, Vec::new()))
+    worst_reply_within(after, rules, None, usize::MAX).unwrap_or((f32::NEG_INFINITY, Vec::new()))
 }
 
 /// [`worst_reply`] bounded in time (`deadline`) and work (`most_turns`
