@@ -164,7 +164,7 @@ fn the_stronger_red_alert_warns_of_a_material_shot() {
         ],
         "build y3 Delos\nquit\n",
     );
-    assert!(!out.contains("Red Alert"), "{out}");
+    assert!(!out.contains("Red Alert: "), "{out}");
     assert!(out.contains("You play: Build Y3 Delos"), "{out}");
 }
 
