@@ -65,7 +65,8 @@ pub fn swing(after: &Position, actions: &[Action], result: &Position) -> f32 {
 /// (the swing, the reply). A reply that eliminates the mover swings
 /// [`ELIMINATED`].
 pub fn worst_reply(after: &Position, rules: &Rules) -> (f32, Vec<Action>) {
-    let worst = worst_reply_until(after, rules, None).expect("a listing without a deadline ends");
+    let worst = worst_reply_within(after, rules, None, usize::MAX)
+        .expect("a listing without limits ends");
     (worst.swing, worst.reply)
 }
 
@@ -81,12 +82,15 @@ pub struct WorstReply {
     pub result: Position,
 }
 
-/// [`worst_reply`] that gives up at `deadline` (`None` then), since a
-/// searcher on the clock cannot always list every reply of a big position.
-pub fn worst_reply_until(
+/// [`worst_reply`] bounded in time (`deadline`) and work (`most_turns`
+/// replies listed), for a searcher on the clock or a person waiting on the
+/// answer: `None` when the listing did not finish, so that a caller says
+/// nothing rather than judge from part of the replies.
+pub fn worst_reply_within(
     after: &Position,
     rules: &Rules,
     deadline: Option<Instant>,
+    most_turns: usize,
 ) -> Option<WorstReply> {
     let mover = after.side_to_move().opponent();
     let mut worst = WorstReply {
@@ -94,11 +98,18 @@ pub fn worst_reply_until(
         reply: Vec::new(),
         result: *after,
     };
-    let complete = TurnEnumerator::default().for_each_turn_until(
+    let mut listed = 0usize;
+    let mut over_budget = false;
+    let complete = TurnEnumerator::default().for_each_turn_while(
         after,
         rules,
         deadline,
         |actions, result, outcome| {
+            listed += 1;
+            if listed > most_turns {
+                over_budget = true;
+                return false;
+            }
             let swing = match outcome {
                 Outcome::Win(winner) if winner != mover => ELIMINATED,
                 _ => swing(after, actions, result),
@@ -110,9 +121,10 @@ pub fn worst_reply_until(
                     result: *result,
                 };
             }
+            true
         },
     );
-    complete.then_some(worst)
+    (complete && !over_budget).then_some(worst)
 }
 
 /// `position` after `actions`, if the turn is legal and the game goes on.

@@ -31,7 +31,7 @@ use std::time::Instant;
 
 use super::extract::TreeTurn;
 use super::info::TreeReading;
-use super::material::{played, worst_reply_until};
+use super::material::{played, worst_reply_within};
 use super::players::Choice;
 use super::quiescence;
 use super::report::Decision;
@@ -111,7 +111,7 @@ impl Guard<'_> {
         solver: &mut Solver,
     ) -> Option<Option<f32>> {
         let after = played(self.position, self.rules, &turn.actions)?;
-        let worst = worst_reply_until(&after, self.rules, self.deadline)?;
+        let worst = worst_reply_within(&after, self.rules, self.deadline, usize::MAX)?;
         if worst.swing < least {
             return Some(None);
         }
