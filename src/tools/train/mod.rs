@@ -159,7 +159,7 @@ use crate::search::{SearchOptions, Tunables, ValueNetwork};
 pub use accuracy::{value_accuracy, Accuracy};
 use fit::fit;
 pub use fit::FitReport;
-use gate::gate;
+use gate::{gate, GateOutcome};
 use samples::{discount_results, load_samples, record_samples};
 use self_play::self_play;
 
@@ -209,6 +209,11 @@ pub struct TrainConfig {
     /// of generation `generations`, and stop: a slice of a generation for
     /// another machine, whose files the fitting machine collects.
     pub self_play_files: Option<Vec<usize>>,
+    /// Leave the gate's batches to another program (a cluster driver):
+    /// a batch whose results are missing is written down as the
+    /// `supernova match` arguments that play it, and the run stops until
+    /// they are in (see "On several machines").
+    pub external_gate: bool,
 }
 
 /// Whether a real game is kept out of training, so that
@@ -239,6 +244,7 @@ impl Default for TrainConfig {
             records: Vec::new(),
             record_rules: Rules::SDG,
             self_play_files: None,
+            external_gate: false,
         }
     }
 }
@@ -297,8 +303,20 @@ pub fn train(config: &TrainConfig, out: &mut dyn Write) -> Result<(), String> {
             write_atomically(&candidate_file, &network.write())?;
             network
         };
-        let candidate = Arc::new(candidate);
-        let (tally, verdict) = pool.install(|| gate(config, generation, &candidate, best.clone()));
+        let (tally, verdict) = match gate(config, generation, pool.current_num_threads(), out)? {
+            GateOutcome::Decided(tally, verdict) => (tally, verdict),
+            GateOutcome::Wanted(arguments, results) => {
+                say(
+                    out,
+                    format!(
+                        "gen {generation}: gate batch wanted: play supernova match with the arguments of {} (one a line) into {}, then run this again",
+                        arguments.to_string_lossy(),
+                        results.to_string_lossy()
+                    ),
+                )?;
+                return Ok(());
+            }
+        };
         let accepted = verdict == SprtVerdict::H1;
         let (elo, low, high) = tally.elo_interval();
         let line = format!(
