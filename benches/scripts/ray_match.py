@@ -152,9 +152,11 @@ def merge(binary, out, sprt):
     return finished.stdout
 
 
-def run_match(options, arguments, out):
+def run_match(options, arguments, out, decided_elsewhere=None):
     """Plays the match of `arguments` (those of `supernova match`) over the
-    workers into `out`, and prints the merge's closing lines."""
+    workers into `out`, and prints the merge's closing lines. With --sprt
+    the merge decides; with `decided_elsewhere`, a function asked after
+    every game that arrives, it does; either stops every task."""
     arguments = list(arguments)
     games_given = take_option(list(arguments), "--games", 1)
     if not games_given:
@@ -211,7 +213,8 @@ def run_match(options, arguments, out):
                 sdg.write(record)
             arrived.add(number)
             print(f"ray_match: game {number} arrived ({len(arrived)} of {len(numbers)})", flush=True)
-            if sprt and re.search(r"H[01] was accepted", merge(options.binary, out, sprt)):
+            if (sprt and re.search(r"H[01] was accepted", merge(options.binary, out, sprt))) \
+                    or (decided_elsewhere and decided_elsewhere()):
                 print("ray_match: the SPRT decided; cancelling every task", flush=True)
                 decided = True
     for generator in running:
@@ -267,21 +270,34 @@ def run_gate(options, arguments, generation):
     """Fits (here) and gates generation `generation`: `supernova train
     --external-gate` names each batch of the gate it still needs as the
     arguments of a `supernova match`, which is spread over the workers into
-    the batch's folder; started again, it reads the batch's results and
-    decides (the verdict and its statistics are Rust's), until it writes
-    the generation's gate.txt. No batch is started once the SPRT decides."""
+    the batch's folder. Asked again after every game that arrives, it reads
+    the batch's results in game-number order and writes the generation's
+    gate.txt once its SPRT decides (the verdict and its statistics are
+    Rust's); then every task of the batch is stopped."""
     command = [options.binary, "train", "--dir", options.dir, *arguments,
                "--generations", str(generation), "--external-gate"]
     gate_file = os.path.join(options.dir, f"gen-{generation:03d}", "gate.txt")
-    while True:
+
+    def train():
         finished = subprocess.run(command, capture_output=True, text=True)
-        print(finished.stdout, end="", flush=True)
         if finished.returncode != 0:
             sys.exit(f"ray_selfplay: supernova train failed: {finished.stderr.strip()}")
+        return finished.stdout
+
+    def decided():
+        output = train()
+        if os.path.exists(gate_file):
+            print(output, end="", flush=True)
+            return True
+        return False
+
+    while True:
+        output = train()
+        print(output, end="", flush=True)
         if os.path.exists(gate_file):
             return
         wanted = re.search(r"the arguments of (.+) \(one a line\) into (.+), then run this again",
-                           finished.stdout)
+                           output)
         if not wanted:
             sys.exit("ray_selfplay: supernova train neither gated nor asked for a gate batch")
         with open(wanted.group(1)) as words:
@@ -290,7 +306,9 @@ def run_gate(options, arguments, generation):
         runs = len([name for name in os.listdir(results) if name.startswith("driver-")]) \
             if os.path.isdir(results) else 0
         print(f"ray_selfplay: generation {generation} gate batch {results}", flush=True)
-        run_match(options, match_arguments, os.path.join(results, f"driver-{runs + 1:02d}"))
+        run_match(options, match_arguments, os.path.join(results, f"driver-{runs + 1:02d}"), decided)
+        if os.path.exists(gate_file):
+            return
 
 
 def main():

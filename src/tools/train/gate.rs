@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 
 use super::{generation_directory, io_error, say, write_atomically, TrainConfig};
 use crate::tools::match_runner::{
-    parse_openings, parse_numbers, read_results, run_match, EngineConfig, GameSummary,
-    MatchConfig, TurnLimits, DEFAULT_OPENINGS,
+    parse_numbers, parse_openings, read_results, run_match, EngineConfig, GameSummary, MatchConfig,
+    TurnLimits, DEFAULT_OPENINGS,
 };
 use crate::tools::selfplay::MatchSettings;
 use crate::tools::stats::{Sprt, SprtVerdict, Tally};
@@ -76,10 +76,29 @@ pub(super) fn gate(
         let room = (config.gate_games - tally.games() as usize).div_ceil(2);
         let batch = batch(config, generation, index, 2 * room.min(openings));
         let mut games = batch_results(&batch)?;
-        let missing: Vec<usize> = (1..=batch.games)
-            .filter(|number| !games.iter().any(|game| game.number == *number))
-            .collect();
-        if !missing.is_empty() {
+        let mut counted = Tally::default();
+        let mut played_here = false;
+        let verdict = loop {
+            // The games in number order, as far as none is missing.
+            let mut verdict = SprtVerdict::Continue;
+            while verdict == SprtVerdict::Continue {
+                let next = counted.games() as usize;
+                match games.get(next) {
+                    Some(game) if game.number == next + 1 => {
+                        counted.add(game.score_a);
+                        tally.add(game.score_a);
+                        verdict = GATE_SPRT.verdict(&tally);
+                    }
+                    _ => break,
+                }
+            }
+            let done = counted.games() as usize == batch.games;
+            if verdict != SprtVerdict::Continue || done {
+                break verdict;
+            }
+            let missing: Vec<usize> = (1..=batch.games)
+                .filter(|number| !games.iter().any(|game| game.number == *number))
+                .collect();
             let mut words = batch.words.clone();
             if missing.len() < batch.games {
                 words.extend(["--games-list".to_string(), list(&missing)]);
@@ -89,27 +108,30 @@ pub(super) fn gate(
                 write_atomically(&file, &(words.join("\n") + "\n"))?;
                 return Ok(GateOutcome::Wanted(file, batch.directory));
             }
+            if played_here {
+                return Err(format!(
+                    "{}: the gate's match left games {} without results",
+                    batch.directory.display(),
+                    list(&missing)
+                ));
+            }
             play(&batch, &words, threads)?;
+            played_here = true;
             games = batch_results(&batch)?;
-        }
-        let mut played = Tally::default();
-        for game in &games {
-            played.add(game.score_a);
-            tally.add(game.score_a);
-        }
+        };
         say(
             out,
             format!(
-                "gen {generation}: gate batch {} ({} games at {} nodes): {}-{}-{}",
+                "gen {generation}: gate batch {} ({} of {} games at {} nodes): {}-{}-{}",
                 index + 1,
+                counted.games(),
                 batch.games,
                 batch_nodes(config, index),
-                played.wins,
-                played.losses,
-                played.draws
+                counted.wins,
+                counted.losses,
+                counted.draws
             ),
         )?;
-        let verdict = GATE_SPRT.verdict(&tally);
         if verdict != SprtVerdict::Continue {
             return Ok(GateOutcome::Decided(tally, verdict));
         }
@@ -152,7 +174,10 @@ fn batch(config: &TrainConfig, generation: u32, index: u64, games: usize) -> Bat
     let mut words = vec!["--engine".to_string()];
     words.extend(engine_words(&format!("gen_{generation}"), Some(&candidate)));
     words.push("--engine".to_string());
-    words.extend(engine_words("best", best.exists().then_some(best.as_path())));
+    words.extend(engine_words(
+        "best",
+        best.exists().then_some(best.as_path()),
+    ));
     words.extend([
         "--nodes".to_string(),
         batch_nodes(config, index).to_string(),
@@ -268,7 +293,10 @@ fn play(batch: &Batch, words: &[String], threads: usize) -> Result<(), String> {
             .ok_or_else(|| format!("the gate's match has no {flag}"))
     };
     let mut engines = words.split(|word| word == "--engine").skip(1).map(|words| {
-        let own: Vec<&String> = words.iter().take_while(|word| !word.starts_with("--")).collect();
+        let own: Vec<&String> = words
+            .iter()
+            .take_while(|word| !word.starts_with("--"))
+            .collect();
         EngineConfig::parse(&own)
     });
     let (Some(first), Some(second)) = (engines.next(), engines.next()) else {
