@@ -27,10 +27,19 @@ bench signature of --binary (`supernova bench`, run once here).
 selfplay: the arguments after `--` are those of `supernova train` (with
 --generations and --games; not --dir). For each generation the driver
 hands each worker one self-play file (`--self-play-files F`, 64 games,
-with the run's best.net), collects the files into DIR, and runs the
-fitting and the gate here (`supernova train --dir DIR`), which finds the
-files played. Each game's seed depends only on --seed, the generation and
-the game's number, so the run is the one-machine run.
+with the run's best.net), collects the files into DIR, and fits here
+(`supernova train --dir DIR --external-gate`, which finds the files
+played). That command then names the gate's next batch as the arguments
+of a `supernova match`; the driver plays it over the workers (as `match`
+does, into DIR/gen-NNN/gate-BB/driver-K/) and asks the command again after
+every game that arrives, until it writes the generation's gate.txt (the
+verdict and its statistics are Rust's), and then cancels the batch's
+tasks. Each self-play game's seed depends only on --seed, the generation
+and the game's number, and node-limited gate games are deterministic, so
+the run is the one-machine run.
+
+The network files an engine loads (`option.EvalFile=PATH`) are read by the
+driver and travel with each task, written on the worker.
 """
 
 import argparse

@@ -9,10 +9,14 @@
 //! same games: the driver plays the very arguments this module writes. A
 //! batch's games leave one results file each in `gen-NNN/gate-BB/` (or in
 //! folders below it, where a driver collects them), and the verdict is
-//! always taken here from those files, batch by batch in order: the
-//! statistics and the decision stay in one place. A batch whose results
-//! are all there is not played again, so a gate cut off resumes with its
-//! missing games only.
+//! always taken here from those files: the statistics and the decision
+//! stay in one place. The games are counted in number order, batch after
+//! batch, and the SPRT is asked after each one, so the deciding game is
+//! the same whichever games finish first; a driver that asks after every
+//! game that arrives can stop the batch's other games once it is found,
+//! and a batch played here is played whole and counted up to it. A batch
+//! whose results are all there is not played again, so a gate cut off
+//! resumes with its missing games only.
 
 use std::path::{Path, PathBuf};
 
@@ -53,10 +57,11 @@ struct Batch {
     words: Vec<String>,
 }
 
-/// The candidate (`gen-G`, from its network file) against the best (the
+/// The candidate (`gen_G`, from its network file) against the best (the
 /// directory's `best.net`, or the hand evaluation before one is accepted):
-/// batches of the openings twice, until the SPRT decides or the budget of
-/// games is spent. Batches already played are read back from their files;
+/// batches of the openings twice, until the SPRT decides (asked after each
+/// game in number order) or the budget of games is spent. Batches already
+/// played are read back from their files;
 /// a missing one is played here with `threads` games at once, or, with
 /// `--external-gate`, written down for a driver (and the gate waits).
 ///
