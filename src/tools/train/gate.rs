@@ -341,3 +341,90 @@ fn play(batch: &Batch, words: &[String], threads: usize) -> Result<(), String> {
     std::fs::create_dir_all(&batch.directory).map_err(|error| io_error(&batch.directory, error))?;
     run_match(&match_config, &mut std::io::sink()).map(|_| ())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A result of gate batch 1's game `number`, between `names`.
+    fn result(number: usize, score_a: f64, names: [&str; 2]) -> GameSummary {
+        GameSummary {
+            number,
+            opening: (number - 1) / 2,
+            a_first: number % 2 == 1,
+            score_a,
+            ending: "result".to_string(),
+            turns: 10,
+            fingerprint: number as u64,
+            names: names.map(str::to_string),
+            build: None,
+        }
+    }
+
+    #[test]
+    fn an_external_gate_asks_for_its_missing_games_and_decides_from_the_results() {
+        let directory =
+            std::env::temp_dir().join(format!("supernova-gate-external-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&directory);
+        let config = TrainConfig {
+            directory: directory.clone(),
+            gate_games: 4,
+            gate_nodes: 8,
+            external_gate: true,
+            ..TrainConfig::default()
+        };
+        let batch_folder = directory.join("gen-001").join("gate-01");
+        std::fs::create_dir_all(directory.join("gen-001")).unwrap();
+        let wanted = |expected_list: Option<&str>| {
+            let mut out = Vec::new();
+            match gate(&config, 1, 1, &mut out) {
+                Ok(GateOutcome::Wanted(arguments, results)) => {
+                    assert_eq!(results, batch_folder);
+                    let words = std::fs::read_to_string(arguments).unwrap();
+                    let words: Vec<&str> = words.lines().collect();
+                    assert!(words.windows(2).any(|pair| pair == ["--games", "4"]));
+                    assert!(words.windows(2).any(|pair| pair == ["--nodes", "8"]));
+                    assert!(words.contains(&"name=gen_1") && words.contains(&"name=best"));
+                    let list = words
+                        .iter()
+                        .position(|word| *word == "--games-list")
+                        .map(|at| words[at + 1]);
+                    assert_eq!(list, expected_list);
+                }
+                Ok(GateOutcome::Decided(..)) => panic!("expected a batch to be wanted"),
+                Err(error) => panic!("{error}"),
+            }
+        };
+        wanted(None);
+        std::fs::create_dir_all(batch_folder.join("driver-01")).unwrap();
+        result(1, 1.0, ["gen_1", "best"])
+            .write(&batch_folder)
+            .unwrap();
+        result(3, 0.5, ["gen_1", "best"])
+            .write(&batch_folder.join("driver-01"))
+            .unwrap();
+        wanted(Some("2,4"));
+        for (number, score) in [(2, 0.0), (4, 1.0)] {
+            result(number, score, ["gen_1", "best"])
+                .write(&batch_folder.join("driver-01"))
+                .unwrap();
+        }
+        let mut out = Vec::new();
+        match gate(&config, 1, 1, &mut out) {
+            Ok(GateOutcome::Decided(tally, verdict)) => {
+                assert_eq!((tally.wins, tally.losses, tally.draws), (2, 1, 1));
+                assert_eq!(verdict, SprtVerdict::Continue);
+            }
+            _ => panic!("expected the spent budget to end the gate"),
+        }
+        result(4, 1.0, ["other", "best"])
+            .write(&batch_folder)
+            .unwrap();
+        let error = match gate(&config, 1, 1, &mut out) {
+            Err(error) => error,
+            Ok(_) => panic!("another match's results were taken"),
+        };
+        assert!(error.contains("game 4"), "{error}");
+        let _ = std::fs::remove_dir_all(&directory);
+    }
+}
