@@ -1,7 +1,8 @@
 //! What one reply takes: the exact judgement of a turn's material safety
 //! that the one-turn-shots suite (`positions/tactics/one_turn_shots.txt`)
-//! is built and checked with, and that the GUI's puzzles judge a person's
-//! answer by. Every distinct legal reply of the opponent is tried by the
+//! is built and checked with, that the GUI's puzzles judge a person's
+//! answer by, that Red Alert warns with, and that the search's shot guard
+//! (`shot_guard.rs`) weighs the tree's turn by. Every distinct legal reply of the opponent is tried by the
 //! rules core; nothing is estimated.
 //!
 //! A ship's worth is the evaluation's default weight by size (small 1,
