@@ -66,8 +66,8 @@ pub fn swing(after: &Position, actions: &[Action], result: &Position) -> f32 {
 /// (the swing, the reply). A reply that eliminates the mover swings
 /// [`ELIMINATED`].
 pub fn worst_reply(after: &Position, rules: &Rules) -> (f32, Vec<Action>) {
-    let worst = worst_reply_within(after, rules, None, usize::MAX)
-        .expect("a listing without limits ends");
+    let worst =
+        worst_reply_within(after, rules, None, usize::MAX).expect("a listing without limits ends");
     (worst.swing, worst.reply)
 }
 
