@@ -565,3 +565,122 @@ fn four_players_good_evil_watch_and_review_in_a_browser() {
     );
     browser.screenshot("multi-06-review");
 }
+
+/// Clicks `keys` on the page in turn, each once it glows, then ends the
+/// turn; waits for the engines to answer (the person to move again with
+/// `turns` turns played).
+fn play_by_clicks(browser: &Browser, keys: &[&str], turns: usize) {
+    for key in keys {
+        browser.click_choosable(key);
+    }
+    browser.wait_for(
+        "the end of the turn to be offered",
+        "return !document.getElementById('end-turn').disabled && document.getElementById('pending').textContent != '' ? 'yes' : 'no'",
+    );
+    browser.click("#end-turn");
+    browser.wait_for(
+        &format!("the engines' answers to turn {turns}"),
+        &format!("return Number(document.getElementById('status').dataset.turns) == {turns} && document.getElementById('status').textContent.includes('your turn') ? 'yes' : 'no'"),
+    );
+}
+
+#[test]
+fn a_person_builds_turns_by_clicking_on_the_board() {
+    let Some((chromium, chromedriver)) = browser_tools() else {
+        return;
+    };
+    let (_gui, address, port) = start_gui(&[]);
+    let (_driver, browser) = start_browser(&chromium, &chromedriver);
+    browser.open(&format!("{address}multi"));
+    status_includes(&browser, "the page", "no game yet");
+    browser.script("document.getElementById('nodes').value = '100'; return 'set'");
+    browser.click("#new-game");
+    status_includes(&browser, "the person's setup turn", "your turn");
+    browser.wait_for(
+        "the home chooser",
+        "return document.getElementById('choices').dataset.turn == '0' ? 'yes' : 'no'",
+    );
+    browser.script(
+        "document.getElementById('home-star1').value = 'r1'; document.getElementById('home-star2').value = 'b2'; document.getElementById('home-ship').value = 'g3'; return 'set'",
+    );
+    browser.click("#create-home");
+    browser.wait_for(
+        "the engines' setup turns",
+        "return Number(document.getElementById('status').dataset.turns) == 4 && document.getElementById('status').textContent.includes('your turn') ? 'yes' : 'no'",
+    );
+    let state = table(port);
+    assert_eq!(state["players"], 4);
+    let home = state["systems"][0]["name"].as_str().unwrap().to_string();
+
+    // Nothing glows before a click but what starts an action: an engine's
+    // ship is no target for a person without a red ship there.
+    let glowing = browser.script(
+        "return [...document.querySelectorAll('.choosable')].map(e => e.dataset.key).join(' ')",
+    );
+    assert!(glowing.contains(&format!("ship:{home}:0:g3")), "{glowing}");
+    assert!(glowing.contains("bank:g1"), "{glowing}");
+    assert!(!glowing.contains(":1:"), "{glowing}");
+
+    // Build: the bank's G1, then the home.
+    play_by_clicks(&browser, &["bank:g1", &format!("sys:{home}")], 8);
+    let state = table(port);
+    assert_eq!(
+        state["turns"][4]["text"],
+        format!("Build G1 {home}"),
+        "{}",
+        state["turns"]
+    );
+    assert_eq!(state["systems"][0]["ships"][0], json!(["g1", "g3"]));
+
+    // Trade: the G1, then a yellow piece of the bank; the screenshot shows
+    // the chosen ship and the pieces it may become.
+    browser.click_choosable(&format!("ship:{home}:0:g1"));
+    browser.wait_for(
+        "the trade targets",
+        "return document.querySelector('[data-key=\"bank:y1\"].choosable') && document.querySelector('.selected') ? 'yes' : 'no'",
+    );
+    browser.screenshot("multi-07-clicking-a-trade");
+    // Escape drops the half-made action; clicking again chooses it.
+    browser.press('\u{E00C}');
+    browser.wait_for(
+        "the selection dropped",
+        "return document.querySelector('.selected') ? 'no' : 'yes'",
+    );
+    play_by_clicks(&browser, &[&format!("ship:{home}:0:g1"), "bank:y1"], 12);
+    let state = table(port);
+    assert_eq!(
+        state["turns"][8]["text"],
+        format!("Trade G1 Y1 {home}"),
+        "{}",
+        state["turns"]
+    );
+
+    // Discover: the Y1, then a size-3 star of the bank (r1 and b2 stand at
+    // home, so a size 3 is a system apart).
+    browser.click_choosable(&format!("ship:{home}:0:y1"));
+    let star = browser.script(
+        "const s = [...document.querySelectorAll('#bank .choosable')].map(e => e.dataset.key).find(k => k.endsWith('3')); return s || ''",
+    );
+    assert!(
+        star.starts_with("bank:"),
+        "no size-3 star to discover: {star}"
+    );
+    play_by_clicks(&browser, &[&star], 16);
+    let state = table(port);
+    let text = state["turns"][12]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with(&format!("Discover Y1 {home} {}", star[5..].to_uppercase())),
+        "{text}"
+    );
+    let colony = state["systems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|system| system["home"].is_null() && system["ships"][0] == json!(["y1"]));
+    assert!(
+        colony.is_some(),
+        "the discovered system: {}",
+        state["systems"]
+    );
+    browser.screenshot("multi-08-after-clicked-turns");
+}
