@@ -15,6 +15,12 @@
 //!   seat; a watched Sinister game of six engines, saved and replayed through
 //!   the binary; a record from ../shared/sdg-multi reviewed turn by turn.
 //!   Screenshots go to target/gui-screenshots/multi-*.png.
+//! - A person builds turns by clicking on the board (a build, a trade and
+//!   a discovery), in a 4-player game against three engines.
+//! - An engine that stops answering (alive but silent past its time) or
+//!   whose process dies in the middle of a game is dropped: its seat
+//!   resigns with the reason shown, and the others, the person among them,
+//!   play on.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -683,4 +689,140 @@ fn a_person_builds_turns_by_clicking_on_the_board() {
         state["systems"]
     );
     browser.screenshot("multi-08-after-clicked-turns");
+}
+
+/// A wrapper engine (a shell script in `directory`) that hands its input
+/// to this program's engine until its `go`-th `go`, where it does `then`
+/// instead: `sleep 20` stops answering while alive, `exit 3` dies.
+fn failing_engine(directory: &Path, name: &str, go: usize, then: &str) -> PathBuf {
+    std::fs::create_dir_all(directory).unwrap();
+    let script = directory.join(name);
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\ncount=0\nwhile IFS= read -r line; do\n  case \"$line\" in go*) count=$((count+1)); if [ \"$count\" -ge {go} ]; then {then}; fi;; esac\n  printf '%s\\n' \"$line\"\ndone | \"{}\" engine\n",
+            env!("CARGO_BIN_EXE_supernova")
+        ),
+    )
+    .unwrap();
+    let mut permissions = std::fs::metadata(&script).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&script, permissions).unwrap();
+    script
+}
+
+#[test]
+fn an_engine_that_stops_answering_is_dropped_and_the_game_goes_on() {
+    let directory = Path::new(env!("CARGO_TARGET_TMPDIR")).join("gui-multi-failing");
+    let good = format!("{} engine", env!("CARGO_BIN_EXE_supernova"));
+    let silent = failing_engine(&directory, "silent.sh", 2, "sleep 20");
+    let (_gui, _, port) = start_gui(&["--engine", &good, "--engine", silent.to_str().unwrap()]);
+    let (status, reply) = post(
+        port,
+        "/api/multi/new",
+        r#"{"seats": ["engine1", "engine2", "engine1", "engine1"], "nodes": 50, "margin": 1500, "seed": 3}"#,
+    );
+    assert_eq!(status, 200, "{reply}");
+    let mut messages = Vec::new();
+    let dropped = table_when(
+        port,
+        "the silent engine to be dropped",
+        Duration::from_secs(60),
+        |body| {
+            messages.push(
+                parse(body)["message"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+            )
+        },
+        |state| !state["seats"][1]["dropped"].is_null(),
+    );
+    let seat = &dropped["seats"][1];
+    assert_eq!(
+        seat["dropped"], "stopped answering (no bestmove within 1.5 s)",
+        "{seat}"
+    );
+    assert_eq!(seat["inGame"], false, "{seat}");
+    assert_eq!(seat["resigned"], true, "{seat}");
+    assert!(
+        messages
+            .iter()
+            .chain([dropped["message"].as_str().unwrap().to_string()].iter())
+            .any(|message| message.contains("engine2_E stopped answering")),
+        "{messages:?}"
+    );
+    // It was dropped at its second turn, after its home: four homes and
+    // the first player's second turn.
+    let turns = dropped["turns"].as_array().unwrap().len();
+    assert_eq!(turns, 5, "{}", dropped["turns"]);
+    // The others play on without it.
+    let later = table_when(
+        port,
+        "the game to go on",
+        Duration::from_secs(60),
+        |_| {},
+        |state| state["turns"].as_array().unwrap().len() >= turns + 6 || !state["result"].is_null(),
+    );
+    assert!(
+        later["turns"].as_array().unwrap()[turns..]
+            .iter()
+            .all(|turn| turn["seat"] != 1),
+        "{}",
+        later["turns"]
+    );
+    let (status, record) = http(port, "GET", "/api/multi/record", "").unwrap();
+    assert_eq!(status, 200, "{record}");
+    replays(&record, "silent-engine.sdg");
+
+    // An engine whose process dies in the middle of a game, at a table
+    // with a person: the person gets the turn back.
+    let dying = failing_engine(&directory, "dying.sh", 2, "exit 3");
+    let (_gui, _, port) = start_gui(&["--engine", &good, "--engine", dying.to_str().unwrap()]);
+    let (status, reply) = post(
+        port,
+        "/api/multi/new",
+        r#"{"seats": ["person", "engine2", "engine1", "engine1"], "nodes": 50, "seed": 4}"#,
+    );
+    assert_eq!(status, 200, "{reply}");
+    table_when(
+        port,
+        "the person's setup turn",
+        Duration::from_secs(30),
+        |_| {},
+        |state| state["yourTurn"] == true,
+    );
+    let (status, reply) = post(port, "/api/multi/turn", r#"{"turn": "home.r1.b2.g3"}"#);
+    assert_eq!(status, 200, "{reply}");
+    table_when(
+        port,
+        "the person's second turn",
+        Duration::from_secs(30),
+        |_| {},
+        |state| state["yourTurn"] == true && state["turns"].as_array().unwrap().len() == 4,
+    );
+    let (status, reply) = post(port, "/api/multi/turn", r#"{"turn": "pass"}"#);
+    assert_eq!(status, 200, "{reply}");
+    let back = table_when(
+        port,
+        "the person's third turn",
+        Duration::from_secs(30),
+        |_| {},
+        |state| state["yourTurn"] == true && state["turns"].as_array().unwrap().len() > 4,
+    );
+    let seat = &back["seats"][1];
+    assert!(
+        seat["dropped"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("stopped answering (exited"),
+        "{seat}"
+    );
+    assert_eq!(seat["inGame"], false, "{seat}");
+    assert_eq!(
+        back["turns"].as_array().unwrap().len(),
+        7,
+        "{}",
+        back["turns"]
+    );
 }

@@ -180,6 +180,11 @@ function drawSeats() {
       item.classList.add('out');
       item.append(seat.resigned ? ' — resigned' : ' — out');
     }
+    if (seat.dropped) {
+      const reason = element('span', 'dropped', ` (${seat.dropped})`);
+      item.dataset.dropped = seat.dropped;
+      item.append(reason);
+    }
     if (seat.target !== null) item.append(` → target ${state.seats[seat.target].name}`);
     if (seat.alignment) {
       const badge = element('span', `alignment-${seat.alignment}`, ` ${seat.alignment}`);

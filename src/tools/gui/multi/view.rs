@@ -44,6 +44,9 @@ pub struct SeatReply {
     pub alignment: Option<&'static str>,
     /// Whether an engine is thinking for it now.
     pub thinking: bool,
+    /// Why its engine was dropped (it exited, stopped answering or played
+    /// an illegal turn); `null` otherwise.
+    pub dropped: Option<String>,
 }
 
 /// One system on the board.
@@ -169,6 +172,7 @@ impl MultiStateReply {
                         }
                     }),
                     thinking: seat.searching.is_some(),
+                    dropped: seat.dropped.clone(),
                 }
             })
             .collect();
