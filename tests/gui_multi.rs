@@ -31,7 +31,7 @@ use serde_json::{json, Value};
 mod gui_support;
 
 use gui_support::browser::{browser_tools, start_browser, Browser};
-use gui_support::{http, parse, start_gui};
+use gui_support::{http, parse, start_gui, Guard};
 
 /// The table now.
 fn table(port: u16) -> Value {
@@ -376,20 +376,23 @@ fn page_turns(browser: &Browser) -> usize {
     browser.status_number("turns")
 }
 
-#[test]
-fn four_players_good_evil_watch_and_review_in_a_browser() {
-    let Some((chromium, chromedriver)) = browser_tools() else {
-        return;
-    };
-    let (_gui, address, port) = start_gui(&[]);
-    let (_driver, browser) = start_browser(&chromium, &chromedriver);
+/// A GUI and a headless Chromium on its multi-player page (the guards,
+/// the browser and the GUI's port); `None` without Chromium.
+fn open_page() -> Option<(Guard, Guard, Browser, u16)> {
+    let (chromium, chromedriver) = browser_tools()?;
+    let (gui, address, port) = start_gui(&[]);
+    let (driver, browser) = start_browser(&chromium, &chromedriver);
     browser.open(&format!("{address}multi"));
     status_includes(&browser, "the page", "no game yet");
+    Some((gui, driver, browser, port))
+}
 
-    // Four seats: the person at N, three engines.
-    browser.script("document.getElementById('nodes').value = '200'; return 'set'");
+/// Starts a game with the seats and limit set on the page, creates the
+/// person's home (R1 B2, a G3) in the first seat, and waits for the
+/// engines' homes and the person's next choices.
+fn new_game_with_a_home(browser: &Browser) {
     browser.click("#new-game");
-    status_includes(&browser, "the person's setup turn", "your turn");
+    status_includes(browser, "the person's setup turn", "your turn");
     browser.wait_for(
         "the home chooser",
         "return document.getElementById('choices').dataset.turn == '0' ? 'yes' : 'no'",
@@ -402,6 +405,21 @@ fn four_players_good_evil_watch_and_review_in_a_browser() {
         "the engines' setup turns",
         "return Number(document.getElementById('status').dataset.turns) == 4 && document.getElementById('status').textContent.includes('your turn') ? 'yes' : 'no'",
     );
+    browser.wait_for(
+        "the choices after the homes",
+        "return document.getElementById('choices').dataset.turn == '4' ? 'yes' : 'no'",
+    );
+}
+
+#[test]
+fn four_players_good_evil_watch_and_review_in_a_browser() {
+    let Some((_gui, _driver, browser, port)) = open_page() else {
+        return;
+    };
+
+    // Four seats: the person at N, three engines.
+    browser.script("document.getElementById('nodes').value = '200'; return 'set'");
+    new_game_with_a_home(&browser);
     assert_eq!(table(port)["systems"][0]["stars"], json!(["r1", "b2"]));
     browser.screenshot("multi-01-four-homes");
 
@@ -592,28 +610,11 @@ fn play_by_clicks(browser: &Browser, keys: &[&str], turns: usize) {
 
 #[test]
 fn a_person_builds_turns_by_clicking_on_the_board() {
-    let Some((chromium, chromedriver)) = browser_tools() else {
+    let Some((_gui, _driver, browser, port)) = open_page() else {
         return;
     };
-    let (_gui, address, port) = start_gui(&[]);
-    let (_driver, browser) = start_browser(&chromium, &chromedriver);
-    browser.open(&format!("{address}multi"));
-    status_includes(&browser, "the page", "no game yet");
     browser.script("document.getElementById('nodes').value = '100'; return 'set'");
-    browser.click("#new-game");
-    status_includes(&browser, "the person's setup turn", "your turn");
-    browser.wait_for(
-        "the home chooser",
-        "return document.getElementById('choices').dataset.turn == '0' ? 'yes' : 'no'",
-    );
-    browser.script(
-        "document.getElementById('home-star1').value = 'r1'; document.getElementById('home-star2').value = 'b2'; document.getElementById('home-ship').value = 'g3'; return 'set'",
-    );
-    browser.click("#create-home");
-    browser.wait_for(
-        "the engines' setup turns",
-        "return Number(document.getElementById('status').dataset.turns) == 4 && document.getElementById('status').textContent.includes('your turn') ? 'yes' : 'no'",
-    );
+    new_game_with_a_home(&browser);
     let state = table(port);
     assert_eq!(state["players"], 4);
     let home = state["systems"][0]["name"].as_str().unwrap().to_string();
