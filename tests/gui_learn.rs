@@ -3,8 +3,9 @@
 //! engine answers at it (the engine, behind a wrapper that logs what it is
 //! sent, is told the level through `UCI_LimitStrength` and `UCI_Elo`); Red
 //! Alert warns at the start of a turn in danger and asks before a turn
-//! that lets the engine win, which is then taken back; Tactical Computer
-//! hints spend their tokens; a Second Turn Timewarp game gives the person
+//! that lets the engine win, which is then taken back, and at its
+//! stronger setting before a turn that leaves a material shot; Tactical
+//! Computer hints spend their tokens; a Second Turn Timewarp game gives the person
 //! bonus turns, and its saved record says so and replays in `supernova
 //! replay` with that turn order; Brain Transference swaps sides once. A
 //! screenshot of each step goes to target/gui-screenshots/.
@@ -24,6 +25,13 @@ use gui_support::{http, start_gui, state_when};
 /// Player 0 to move; player 1's large red ship at player 0's home can
 /// capture its only ship, a small green one: passing loses at once.
 const IN_DANGER: &str = "r1b3:g1:r3/y2b1::g3 0";
+
+/// From the one-turn-shots suite (positions/tactics/one_turn_shots.txt,
+/// game-0005), player 0 to move: a third yellow built at Delos lets
+/// player 1 sacrifice a yellow, bring two yellows in and fire a yellow
+/// catastrophe there.
+const BEFORE_A_SHOT: &str =
+    "mcts=y1b2:r1r2r3g3:/shots=r1b3::y1y1y2g1g1g3/Delos=g3:r1r3r3y2y2:/Lebling=r2:r2: 0";
 
 /// A folder of this test's own, removed when it ends.
 struct Scratch(PathBuf);
@@ -112,6 +120,7 @@ fn the_play_page_teaches_with_levels_and_handicaps() {
     );
     choose_a_level(&browser, port, &log);
     red_alert(&browser, port);
+    material_shot(&browser, port);
     tactical_computer(&browser, port);
     timewarp(&browser, port, &scratch.0);
     brain_transference(&browser, port);
@@ -179,6 +188,38 @@ fn red_alert(browser: &Browser, port: u16) {
     assert_eq!(state["length"], 0, "the pass was played: {state}");
     assert_eq!(state["handicaps"], "Red Alert", "{state}");
     browser.screenshot("learn-04-red-alert-taken-back");
+}
+
+/// The stronger Red Alert: before a turn that leaves a one-turn material
+/// shot, the question names the reply and what it takes; the turn is
+/// taken back.
+fn material_shot(browser: &Browser, port: u16) {
+    new_game(browser, &[("red-alert", "2"), ("time", "nodes=300")], false);
+    browser.type_into("#hwpn", BEFORE_A_SHOT);
+    browser.click("#set-position");
+    state_when(port, "the position", |state| {
+        state["yourTurn"] == true && state["redAlertLevel"] == 2
+    });
+    browser.type_into("#turn-text", "build y3 Delos");
+    browser.click("#play-typed");
+    browser.wait_for(
+        "the Red Alert question",
+        "return !document.getElementById('red-alert-dialog').hidden && document.getElementById('alert-text').textContent.includes('can take material') ? 'yes' : 'no'",
+    );
+    browser.screenshot("learn-04b-red-alert-material-shot");
+    assert_eq!(
+        browser.script("return document.getElementById('alert-text').textContent"),
+        "Red Alert: after this turn the opponent can take material: Sacrifice Y2 shots; Move Y1 shots Lebling; Move Y1 Lebling Delos; Catastrophe Delos Yellow would destroy your Y3, Y2 and Y2. End the turn anyway?"
+    );
+    browser.click("#alert-back");
+    browser.wait_for(
+        "the question to close",
+        "return document.getElementById('red-alert-dialog').hidden ? 'yes' : 'no'",
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    let state = state_when(port, "the position", |state| state["yourTurn"] == true);
+    assert_eq!(state["length"], 0, "the build was played: {state}");
+    assert_eq!(state["handicaps"], "Red Alert 2", "{state}");
 }
 
 /// Tactical Computer: a hint shown with the engine's explanation, and a

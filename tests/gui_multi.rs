@@ -15,6 +15,12 @@
 //!   seat; a watched Sinister game of six engines, saved and replayed through
 //!   the binary; a record from ../shared/sdg-multi reviewed turn by turn.
 //!   Screenshots go to target/gui-screenshots/multi-*.png.
+//! - A person builds turns by clicking on the board (a build, a trade and
+//!   a discovery), in a 4-player game against three engines.
+//! - An engine that stops answering (alive but silent past its time) or
+//!   whose process dies in the middle of a game is dropped: its seat
+//!   resigns with the reason shown, and the others, the person among them,
+//!   play on.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -25,7 +31,7 @@ use serde_json::{json, Value};
 mod gui_support;
 
 use gui_support::browser::{browser_tools, start_browser, Browser};
-use gui_support::{http, parse, start_gui};
+use gui_support::{http, parse, start_gui, Guard};
 
 /// The table now.
 fn table(port: u16) -> Value {
@@ -370,20 +376,23 @@ fn page_turns(browser: &Browser) -> usize {
     browser.status_number("turns")
 }
 
-#[test]
-fn four_players_good_evil_watch_and_review_in_a_browser() {
-    let Some((chromium, chromedriver)) = browser_tools() else {
-        return;
-    };
-    let (_gui, address, port) = start_gui(&[]);
-    let (_driver, browser) = start_browser(&chromium, &chromedriver);
+/// A GUI and a headless Chromium on its multi-player page (the guards,
+/// the browser and the GUI's port); `None` without Chromium.
+fn open_page() -> Option<(Guard, Guard, Browser, u16)> {
+    let (chromium, chromedriver) = browser_tools()?;
+    let (gui, address, port) = start_gui(&[]);
+    let (driver, browser) = start_browser(&chromium, &chromedriver);
     browser.open(&format!("{address}multi"));
     status_includes(&browser, "the page", "no game yet");
+    Some((gui, driver, browser, port))
+}
 
-    // Four seats: the person at N, three engines.
-    browser.script("document.getElementById('nodes').value = '200'; return 'set'");
+/// Starts a game with the seats and limit set on the page, creates the
+/// person's home (R1 B2, a G3) in the first seat, and waits for the
+/// engines' homes and the person's next choices.
+fn new_game_with_a_home(browser: &Browser) {
     browser.click("#new-game");
-    status_includes(&browser, "the person's setup turn", "your turn");
+    status_includes(browser, "the person's setup turn", "your turn");
     browser.wait_for(
         "the home chooser",
         "return document.getElementById('choices').dataset.turn == '0' ? 'yes' : 'no'",
@@ -396,6 +405,21 @@ fn four_players_good_evil_watch_and_review_in_a_browser() {
         "the engines' setup turns",
         "return Number(document.getElementById('status').dataset.turns) == 4 && document.getElementById('status').textContent.includes('your turn') ? 'yes' : 'no'",
     );
+    browser.wait_for(
+        "the choices after the homes",
+        "return document.getElementById('choices').dataset.turn == '4' ? 'yes' : 'no'",
+    );
+}
+
+#[test]
+fn four_players_good_evil_watch_and_review_in_a_browser() {
+    let Some((_gui, _driver, browser, port)) = open_page() else {
+        return;
+    };
+
+    // Four seats: the person at N, three engines.
+    browser.script("document.getElementById('nodes').value = '200'; return 'set'");
+    new_game_with_a_home(&browser);
     assert_eq!(table(port)["systems"][0]["stars"], json!(["r1", "b2"]));
     browser.screenshot("multi-01-four-homes");
 
@@ -564,4 +588,242 @@ fn four_players_good_evil_watch_and_review_in_a_browser() {
         "return document.getElementById('status').dataset.shown == 20 ? 'yes' : 'no'",
     );
     browser.screenshot("multi-06-review");
+}
+
+/// Clicks `keys` on the page in turn, each once it glows, then ends the
+/// turn; waits for the engines to answer (the person to move again with
+/// `turns` turns played).
+fn play_by_clicks(browser: &Browser, keys: &[&str], turns: usize) {
+    for key in keys {
+        browser.click_choosable(key);
+    }
+    browser.wait_for(
+        "the end of the turn to be offered",
+        "return !document.getElementById('end-turn').disabled && document.getElementById('pending').textContent != '' ? 'yes' : 'no'",
+    );
+    browser.click("#end-turn");
+    browser.wait_for(
+        &format!("the engines' answers to turn {turns}"),
+        &format!("return Number(document.getElementById('status').dataset.turns) == {turns} && document.getElementById('status').textContent.includes('your turn') ? 'yes' : 'no'"),
+    );
+}
+
+#[test]
+fn a_person_builds_turns_by_clicking_on_the_board() {
+    let Some((_gui, _driver, browser, port)) = open_page() else {
+        return;
+    };
+    browser.script("document.getElementById('nodes').value = '100'; return 'set'");
+    new_game_with_a_home(&browser);
+    let state = table(port);
+    assert_eq!(state["players"], 4);
+    let home = state["systems"][0]["name"].as_str().unwrap().to_string();
+
+    // Nothing glows before a click but what starts an action: an engine's
+    // ship is no target for a person without a red ship there.
+    let glowing = browser.script(
+        "return [...document.querySelectorAll('.choosable')].map(e => e.dataset.key).join(' ')",
+    );
+    assert!(glowing.contains(&format!("ship:{home}:0:g3")), "{glowing}");
+    assert!(glowing.contains("bank:g1"), "{glowing}");
+    assert!(!glowing.contains(":1:"), "{glowing}");
+
+    // Build: the bank's G1, then the home.
+    play_by_clicks(&browser, &["bank:g1", &format!("sys:{home}")], 8);
+    let state = table(port);
+    assert_eq!(
+        state["turns"][4]["text"],
+        format!("Build G1 {home}"),
+        "{}",
+        state["turns"]
+    );
+    assert_eq!(state["systems"][0]["ships"][0], json!(["g1", "g3"]));
+
+    // Trade: the G1, then a yellow piece of the bank; the screenshot shows
+    // the chosen ship and the pieces it may become.
+    browser.click_choosable(&format!("ship:{home}:0:g1"));
+    browser.wait_for(
+        "the trade targets",
+        "return document.querySelector('[data-key=\"bank:y1\"].choosable') && document.querySelector('.selected') ? 'yes' : 'no'",
+    );
+    browser.screenshot("multi-07-clicking-a-trade");
+    // Escape drops the half-made action; clicking again chooses it.
+    browser.press('\u{E00C}');
+    browser.wait_for(
+        "the selection dropped",
+        "return document.querySelector('.selected') ? 'no' : 'yes'",
+    );
+    play_by_clicks(&browser, &[&format!("ship:{home}:0:g1"), "bank:y1"], 12);
+    let state = table(port);
+    assert_eq!(
+        state["turns"][8]["text"],
+        format!("Trade G1 Y1 {home}"),
+        "{}",
+        state["turns"]
+    );
+
+    // Discover: the Y1, then a size-3 star of the bank (r1 and b2 stand at
+    // home, so a size 3 is a system apart).
+    browser.click_choosable(&format!("ship:{home}:0:y1"));
+    let star = browser.script(
+        "const s = [...document.querySelectorAll('#bank .choosable')].map(e => e.dataset.key).find(k => k.endsWith('3')); return s || ''",
+    );
+    assert!(
+        star.starts_with("bank:"),
+        "no size-3 star to discover: {star}"
+    );
+    play_by_clicks(&browser, &[&star], 16);
+    let state = table(port);
+    let text = state["turns"][12]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with(&format!("Discover Y1 {home} {}", star[5..].to_uppercase())),
+        "{text}"
+    );
+    let colony = state["systems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|system| system["home"].is_null() && system["ships"][0] == json!(["y1"]));
+    assert!(
+        colony.is_some(),
+        "the discovered system: {}",
+        state["systems"]
+    );
+    browser.screenshot("multi-08-after-clicked-turns");
+}
+
+/// A wrapper engine (a shell script in `directory`) that hands its input
+/// to this program's engine until its `go`-th `go`, where it does `then`
+/// instead: `sleep 20` stops answering while alive, `exit 3` dies.
+fn failing_engine(directory: &Path, name: &str, go: usize, then: &str) -> PathBuf {
+    std::fs::create_dir_all(directory).unwrap();
+    let script = directory.join(name);
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\ncount=0\nwhile IFS= read -r line; do\n  case \"$line\" in go*) count=$((count+1)); if [ \"$count\" -ge {go} ]; then {then}; fi;; esac\n  printf '%s\\n' \"$line\"\ndone | \"{}\" engine\n",
+            env!("CARGO_BIN_EXE_supernova")
+        ),
+    )
+    .unwrap();
+    let mut permissions = std::fs::metadata(&script).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&script, permissions).unwrap();
+    script
+}
+
+#[test]
+fn an_engine_that_stops_answering_is_dropped_and_the_game_goes_on() {
+    let directory = Path::new(env!("CARGO_TARGET_TMPDIR")).join("gui-multi-failing");
+    let good = format!("{} engine", env!("CARGO_BIN_EXE_supernova"));
+    let silent = failing_engine(&directory, "silent.sh", 2, "sleep 20");
+    let (_gui, _, port) = start_gui(&["--engine", &good, "--engine", silent.to_str().unwrap()]);
+    let (status, reply) = post(
+        port,
+        "/api/multi/new",
+        r#"{"seats": ["engine1", "engine2", "engine1", "engine1"], "nodes": 50, "margin": 1500, "seed": 3}"#,
+    );
+    assert_eq!(status, 200, "{reply}");
+    let mut messages = Vec::new();
+    let dropped = table_when(
+        port,
+        "the silent engine to be dropped",
+        Duration::from_secs(60),
+        |body| {
+            messages.push(
+                parse(body)["message"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+            )
+        },
+        |state| !state["seats"][1]["dropped"].is_null(),
+    );
+    let seat = &dropped["seats"][1];
+    assert_eq!(
+        seat["dropped"], "stopped answering (no bestmove within 1.5 s)",
+        "{seat}"
+    );
+    assert_eq!(seat["inGame"], false, "{seat}");
+    assert_eq!(seat["resigned"], true, "{seat}");
+    assert!(
+        messages
+            .iter()
+            .chain([dropped["message"].as_str().unwrap().to_string()].iter())
+            .any(|message| message.contains("engine2_E stopped answering")),
+        "{messages:?}"
+    );
+    // It was dropped at its second turn, after its home: four homes and
+    // the first player's second turn.
+    let turns = dropped["turns"].as_array().unwrap().len();
+    assert_eq!(turns, 5, "{}", dropped["turns"]);
+    // The others play on without it.
+    let later = table_when(
+        port,
+        "the game to go on",
+        Duration::from_secs(60),
+        |_| {},
+        |state| state["turns"].as_array().unwrap().len() >= turns + 6 || !state["result"].is_null(),
+    );
+    assert!(
+        later["turns"].as_array().unwrap()[turns..]
+            .iter()
+            .all(|turn| turn["seat"] != 1),
+        "{}",
+        later["turns"]
+    );
+    let (status, record) = http(port, "GET", "/api/multi/record", "").unwrap();
+    assert_eq!(status, 200, "{record}");
+    replays(&record, "silent-engine.sdg");
+
+    // An engine whose process dies in the middle of a game, at a table
+    // with a person: the person gets the turn back.
+    let dying = failing_engine(&directory, "dying.sh", 2, "exit 3");
+    let (_gui, _, port) = start_gui(&["--engine", &good, "--engine", dying.to_str().unwrap()]);
+    let (status, reply) = post(
+        port,
+        "/api/multi/new",
+        r#"{"seats": ["person", "engine2", "engine1", "engine1"], "nodes": 50, "seed": 4}"#,
+    );
+    assert_eq!(status, 200, "{reply}");
+    table_when(
+        port,
+        "the person's setup turn",
+        Duration::from_secs(30),
+        |_| {},
+        |state| state["yourTurn"] == true,
+    );
+    let (status, reply) = post(port, "/api/multi/turn", r#"{"turn": "home.r1.b2.g3"}"#);
+    assert_eq!(status, 200, "{reply}");
+    table_when(
+        port,
+        "the person's second turn",
+        Duration::from_secs(30),
+        |_| {},
+        |state| state["yourTurn"] == true && state["turns"].as_array().unwrap().len() == 4,
+    );
+    let (status, reply) = post(port, "/api/multi/turn", r#"{"turn": "pass"}"#);
+    assert_eq!(status, 200, "{reply}");
+    let back = table_when(
+        port,
+        "the person's third turn",
+        Duration::from_secs(30),
+        |_| {},
+        |state| state["yourTurn"] == true && state["turns"].as_array().unwrap().len() > 4,
+    );
+    let seat = &back["seats"][1];
+    assert!(
+        seat["dropped"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("stopped answering (exited"),
+        "{seat}"
+    );
+    assert_eq!(seat["inGame"], false, "{seat}");
+    assert_eq!(
+        back["turns"].as_array().unwrap().len(),
+        7,
+        "{}",
+        back["turns"]
+    );
 }

@@ -1,6 +1,7 @@
 //! The GUI's Puzzles page end to end in headless Chromium (the WebDriver
 //! helpers of gui_support::browser): the first win-in-one puzzle, from an
-//! SDG game, is solved by clicking its winning actions in the legal
+//! SDG game, is answered with the Pass button (judged, not played: it does
+//! not win) and then solved by clicking its winning actions in the legal
 //! actions list and ending the turn; a material puzzle is failed with the
 //! turn the engine once played, and the page shows the reply that takes
 //! the material; progress survives a reload (local storage). Screenshots go
@@ -89,6 +90,25 @@ fn a_puzzle_is_solved_by_clicking_and_another_failed_with_its_refutation() {
         "From SDG game 608, turn 50"
     );
     shot(&browser, "puzzle-shown");
+
+    // The Pass button answers the puzzle with a pass, judged like any
+    // other turn and not played: here it does not win.
+    browser.wait_for(
+        "the Pass button",
+        "return document.getElementById('pass-turn').disabled ? 'no' : 'yes'",
+    );
+    browser.click("#pass-turn");
+    browser.wait_for(
+        "the pass's verdict",
+        "return document.getElementById('puzzle-verdict').className === 'failed' ? 'yes' : 'no'",
+    );
+    assert_eq!(
+        text(&browser, "puzzle-verdict"),
+        "Not quite: Pass does not win this turn"
+    );
+    assert_eq!(text(&browser, "puzzle-mark"), "you failed this one");
+    wait_for_position(&browser, position);
+    shot(&browser, "puzzle-passed");
 
     // The winning turn, clicked action by action in the legal actions list.
     let board = hwpn::parse(position).unwrap();

@@ -2,8 +2,9 @@
 //! threw away a win in one that turn 30 had walked into) shows `annotate`'s
 //! blunders on the value graph and in the turn list, and selecting a marked
 //! turn shows the engine's better turn and its sentence; a variation played
-//! at an earlier position is listed apart, stepped through and dropped,
-//! and the main line is as it was. In headless Chromium (screenshots
+//! at an earlier position is listed apart, stepped through, shortened by
+//! undo (which steps out of it after its first turn) and dropped, and the
+//! main line is as it was. In headless Chromium (screenshots
 //! `review-*.png` in target/gui-screenshots/) and through the HTTP API
 //! alone, which also checks the record's handicap turns, that a new load
 //! replaces the old review, and a game just played reviewed.
@@ -189,6 +190,51 @@ fn a_record_shows_its_handicap_turns_and_a_new_load_replaces_the_review() {
 }
 
 #[test]
+fn the_review_looks_as_hard_as_chosen_among_the_offered_depths() {
+    let (_gui, _, port) = start_gui(&[]);
+    let (status, body) = post(port, "/api/load", &json!({ "record": HANDICAP_RECORD }));
+    assert_eq!(status, 200, "{body}");
+    let state = reviewed(port);
+    assert_eq!(state["review"]["nodes"], 2000, "{state}");
+    assert_eq!(
+        state["review"]["depths"],
+        json!([500, 2000, 10000, 50000]),
+        "{state}"
+    );
+    // A depth not offered is refused, and the review stays as it was.
+    for request in [
+        json!({ "nodes": 1234 }),
+        json!({ "nodes": "deep" }),
+        json!({}),
+    ] {
+        let (status, answer) = post(port, "/api/review/depth", &request);
+        assert_eq!(status, 400, "{request}: {answer}");
+    }
+    let (_, answer) = post(port, "/api/review/depth", &json!({ "nodes": 1234 }));
+    assert!(
+        answer["error"].as_str().is_some_and(|error| error
+            .contains("expected a review depth of 500, 2000, 10000, 50000 nodes a turn, not 1234")),
+        "{answer}"
+    );
+    assert_eq!(reviewed(port)["review"]["nodes"], 2000);
+    // A chosen depth reviews the game again at it, and stays for the next
+    // game reviewed.
+    let (status, body) = post(port, "/api/review/depth", &json!({ "nodes": 500 }));
+    assert_eq!(status, 200, "{body}");
+    let state = state_when(port, "the review at 500 nodes", |state| {
+        state["review"]["nodes"] == 500 && state["review"]["done"] == true
+    });
+    assert_eq!(state["review"]["analysed"], 5, "{state}");
+    assert_eq!(
+        state["message"], "the review looks 500 nodes a turn",
+        "{state}"
+    );
+    let (status, body) = post(port, "/api/load", &json!({ "record": HANDICAP_RECORD }));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(reviewed(port)["review"]["nodes"], 500);
+}
+
+#[test]
 fn the_page_marks_the_blunders_and_plays_and_drops_a_variation() {
     let Some((chromium, chromedriver)) = browser_tools() else {
         return;
@@ -265,6 +311,30 @@ fn the_page_marks_the_blunders_and_plays_and_drops_a_variation() {
         "a step forward",
         "return document.getElementById('status').dataset.ply == 12 ? 'yes' : 'no'",
     );
+    // Undo inside the variation takes back its last turn only: the main
+    // line is still there in full, and the pass is played again.
+    browser.click("#undo");
+    browser.wait_for(
+        "the variation's last turn taken back",
+        "return document.querySelectorAll('#variation-turns li').length === 1 && document.getElementById('status').dataset.ply == 11 ? 'yes' : 'no'",
+    );
+    assert_eq!(main_items(&browser), main);
+    let state = state_when(port, "the shorter variation", |state| state["length"] == 11);
+    assert_eq!(
+        state["review"]["variation"]["main"]
+            .as_array()
+            .unwrap()
+            .len(),
+        main.len(),
+        "{state}"
+    );
+    shot(&browser, "review-02b-variation-undone");
+    browser.type_into("#turn-text", "Pass");
+    browser.click("#play-typed");
+    browser.wait_for(
+        "the variation's turn again",
+        "return document.querySelectorAll('#variation-turns li').length === 2 && document.getElementById('status').dataset.ply == 12 ? 'yes' : 'no'",
+    );
 
     // Dropped: the main line, whole, at the branch.
     browser.click("#drop-variation");
@@ -278,6 +348,42 @@ fn the_page_marks_the_blunders_and_plays_and_drops_a_variation() {
     });
     assert_eq!(state["length"].as_u64().unwrap() as usize, main.len());
     shot(&browser, "review-03-dropped");
+
+    // Undo of a variation's only turn steps out of it, back to the game at
+    // the branch.
+    browser.type_into("#turn-text", "Pass");
+    browser.click("#play-typed");
+    browser.wait_for(
+        "a variation of one turn",
+        "return document.querySelectorAll('#variation-turns li').length === 1 ? 'yes' : 'no'",
+    );
+    browser.click("#undo");
+    browser.wait_for(
+        "the game again",
+        "return !document.getElementById('variation') && document.getElementById('status').dataset.ply == 10 ? 'yes' : 'no'",
+    );
+    assert_eq!(list_text(&browser), main);
+    let state = state_when(port, "the game again", |state| {
+        state["review"]["variation"] == Value::Null
+    });
+    assert_eq!(state["length"].as_u64().unwrap() as usize, main.len());
+
+    // The review's depth, chosen on the page.
+    assert_eq!(
+        browser.script("return [...document.getElementById('review-nodes').options].map(o => o.value).join() + ' ' + document.getElementById('review-nodes').value"),
+        "500,2000,10000,50000 2000"
+    );
+    browser.script(
+        "const nodes = document.getElementById('review-nodes'); nodes.value = '500'; nodes.dispatchEvent(new Event('change')); return 'set'",
+    );
+    state_when(port, "the review at 500 nodes", |state| {
+        state["review"]["nodes"] == 500
+    });
+    browser.wait_for(
+        "the review done at 500 nodes",
+        "const box = document.getElementById('review-status'); return box.dataset.done === 'true' && box.textContent.includes('(500 nodes a turn)') ? 'yes' : 'no'",
+    );
+    shot(&browser, "review-04-depth");
 }
 
 /// The text of an element.

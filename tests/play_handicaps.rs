@@ -124,6 +124,50 @@ fn red_alert_warns_and_asks_before_a_losing_turn() {
     assert!(out.contains("You play: Pass"), "{out}");
 }
 
+/// From the one-turn-shots suite (positions/tactics/one_turn_shots.txt,
+/// game-0005), player 0 to move: a third yellow built at Delos lets
+/// player 1 sacrifice a yellow, bring two yellows in and fire a yellow
+/// catastrophe there.
+const BEFORE_A_SHOT: &str =
+    "mcts=y1b2:r1r2r3g3:/shots=r1b3::y1y1y2g1g1g3/Delos=g3:r1r3r3y2y2:/Lebling=r2:r2: 0";
+
+#[test]
+fn the_stronger_red_alert_warns_of_a_material_shot() {
+    let out = play_session(
+        &[
+            "--position",
+            BEFORE_A_SHOT,
+            "--red-alert",
+            "2",
+            "--nodes",
+            "50",
+        ],
+        "build y3 Delos\nno\nquit\n",
+    );
+    assert!(
+        out.contains("Red Alert: after this turn the opponent can take material: Sacrifice Y2 shots; Move Y1 shots Lebling; Move Y1 Lebling Delos; Catastrophe Delos Yellow would destroy your Y3, Y2 and Y2. End the turn anyway?"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Turn not played: it is still your turn."),
+        "{out}"
+    );
+    // The weaker setting warns only of wins, and this turn allows none.
+    let out = play_session(
+        &[
+            "--position",
+            BEFORE_A_SHOT,
+            "--red-alert",
+            "1",
+            "--nodes",
+            "50",
+        ],
+        "build y3 Delos\nquit\n",
+    );
+    assert!(!out.contains("Red Alert: "), "{out}");
+    assert!(out.contains("You play: Build Y3 Delos"), "{out}");
+}
+
 #[test]
 fn tactical_computer_tokens_run_out_and_brain_transference_swaps_once() {
     let out = play_session(&["--hints", "1", "--nodes", "50"], "hint\nhint\nquit\n");

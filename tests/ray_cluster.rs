@@ -3,8 +3,10 @@
 //! spread over them gives the same records and closing lines as the same
 //! match played by `supernova match` alone, also when one worker is killed
 //! mid-match (its unfinished games are played again, and every game counts
-//! once); and a self-play generation made through the driver has the
-//! one-machine generation's files.
+//! once); and a training generation made through the driver (self-play
+//! on the workers, the fit here, the gate's batches as matches on the
+//! workers) has the one-machine generation's files and gate games, and its
+//! gate stops where the one-machine gate's SPRT decides.
 //!
 //! The tests need Python with `ray` (`.ci/run` installs it). Without it
 //! they fail under CI=true and are skipped, with the reason printed,
@@ -313,20 +315,16 @@ fn a_worker_killed_mid_match_loses_only_its_unfinished_games() {
     assert!(output.contains("scheduled again"), "{output}");
 }
 
-#[test]
-fn self_play_through_the_driver_equals_the_one_machine_generation() {
-    if !ray_available("self_play_through_the_driver_equals_the_one_machine_generation") {
-        return;
-    }
-    let _cluster = one_cluster();
-    let root = scratch_directory("ray", "selfplay");
-    let settings = [
+/// The tiny training run both ways make: one generation of 66 self-play
+/// games at 2 nodes, a short fit, and a gate of `gate_games` at 2 nodes.
+fn training_settings(gate_games: &'static str) -> Vec<&'static str> {
+    vec![
         "--games",
         "66",
         "--nodes",
         "2",
         "--gate-games",
-        "2",
+        gate_games,
         "--gate-nodes",
         "2",
         "--epochs",
@@ -335,31 +333,173 @@ fn self_play_through_the_driver_equals_the_one_machine_generation() {
         "5",
         "--threads",
         "1",
-    ];
-    let alone = root.join("alone");
-    let mut arguments = vec!["train", "--dir", alone.to_str().unwrap()];
+    ]
+}
+
+/// `supernova train` alone in `directory`, with `settings`.
+fn train_alone(directory: &Path, settings: &[&str]) {
+    let mut arguments = vec!["train", "--dir", directory.to_str().unwrap()];
     arguments.extend(settings);
     let output = supernova(&arguments);
     assert!(output.status.success(), "{}", text(&output));
+}
+
+/// Every gate game's results line of generation 1 in the run `run` (in
+/// the batch folders and the folders a driver made below them), without
+/// the build that played it, by batch and game number.
+fn gate_games(run: &Path) -> std::collections::BTreeMap<(String, usize), String> {
+    fn walk(
+        folder: &Path,
+        batch: &str,
+        found: &mut std::collections::BTreeMap<(String, usize), String>,
+    ) {
+        for entry in std::fs::read_dir(folder).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            if path.is_dir() {
+                walk(&path, batch, found);
+            } else if let Some(number) = name
+                .strip_prefix("game-")
+                .and_then(|rest| rest.strip_suffix(".result"))
+            {
+                let line = std::fs::read_to_string(&path).unwrap();
+                let fields: Vec<&str> = line
+                    .trim_end()
+                    .split('\t')
+                    .filter(|field| !field.starts_with("build="))
+                    .collect();
+                let number: usize = number.parse().unwrap();
+                let known = found.insert((batch.to_string(), number), fields.join("\t"));
+                assert!(
+                    known.is_none() || known.as_deref() == Some(&fields.join("\t")),
+                    "{name} twice, and the copies differ"
+                );
+            }
+        }
+    }
+    let mut found = std::collections::BTreeMap::new();
+    for entry in std::fs::read_dir(run.join("gen-001")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if path.is_dir() && name.starts_with("gate-") {
+            walk(&path, &name, &mut found);
+        }
+    }
+    found
+}
+
+/// Generation 1's gate verdict and score in the run `run`, without its time.
+fn gate_verdict(run: &Path) -> String {
+    let line = std::fs::read_to_string(run.join("gen-001").join("gate.txt")).unwrap();
+    line.split(" in ").next().unwrap_or("").to_string()
+}
+
+#[test]
+fn a_training_generation_through_the_driver_equals_the_one_machine_generation() {
+    if !ray_available("a_training_generation_through_the_driver_equals_the_one_machine_generation")
+    {
+        return;
+    }
+    let _cluster = one_cluster();
+    let root = scratch_directory("ray", "selfplay");
+    let settings = training_settings("8");
+    let alone = root.join("alone");
+    train_alone(&alone, &settings);
     let cluster = root.join("cluster");
     let (output, succeeded) = run_driver("selfplay", &cluster, &[], &settings, |_| {});
     assert!(succeeded, "{output}");
     assert_eq!(output.matches("collected").count(), 2, "{output}");
-    for name in [
-        "games-0000.txt",
-        "games-0001.txt",
-        "candidate.net",
-        "gate.txt",
-    ] {
+    // The gate's batch is a match over the workers, merged, and decided
+    // by supernova train from its results.
+    assert!(output.contains("gate batch"), "{output}");
+    assert!(
+        output.contains("Merged 8 games of gen_1 vs best (games 1-8, build "),
+        "{output}"
+    );
+    for name in ["games-0000.txt", "games-0001.txt", "candidate.net"] {
         let read = |run: &Path| std::fs::read_to_string(run.join("gen-001").join(name)).unwrap();
-        let made = read(&cluster);
-        if name == "gate.txt" {
-            // The same verdict and score; only the time differs.
-            let verdict = |line: &str| line.split(" in ").next().unwrap_or("").to_string();
-            assert_eq!(verdict(&made), verdict(&read(&alone)), "{name}");
-        } else {
-            assert_eq!(made, read(&alone), "{name}");
-        }
+        assert_eq!(read(&cluster), read(&alone), "{name}");
+    }
+    let games = gate_games(&alone);
+    assert_eq!(games.len(), 8);
+    assert_eq!(gate_games(&cluster), games);
+    assert_eq!(gate_verdict(&cluster), gate_verdict(&alone));
+    assert!(
+        gate_verdict(&alone).starts_with("gen 1 vs hand: "),
+        "{}",
+        gate_verdict(&alone)
+    );
+}
+
+#[test]
+fn the_gate_through_the_driver_stops_where_its_sprt_decides_as_alone() {
+    if !ray_available("the_gate_through_the_driver_stops_where_its_sprt_decides_as_alone") {
+        return;
+    }
+    let _cluster = one_cluster();
+    let root = scratch_directory("ray", "gate");
+    // One self-play game, and a candidate that prefers what the hand
+    // evaluation avoids (the fitted one with its linear weights negated
+    // and sharpened): the SPRT rejects it within one batch of 64 games.
+    let mut settings = training_settings("64");
+    settings[1] = "1";
+    let fitted = root.join("fitted");
+    let mut arguments = vec!["train", "--dir", fitted.to_str().unwrap()];
+    arguments.extend(&settings);
+    arguments.push("--external-gate");
+    let output = supernova(&arguments);
+    assert!(output.status.success(), "{}", text(&output));
+    assert!(
+        text(&output).contains("gate batch wanted"),
+        "{}",
+        text(&output)
+    );
+    let network = std::fs::read_to_string(fitted.join("gen-001/candidate.net")).unwrap();
+    let worse: String = network
+        .lines()
+        .map(|line| match line.strip_prefix("linear ") {
+            Some(weights) => {
+                let negated: Vec<String> = weights
+                    .split_whitespace()
+                    .map(|weight| (-5.0 * weight.parse::<f32>().unwrap()).to_string())
+                    .collect();
+                format!("linear {}\n", negated.join(" "))
+            }
+            None => format!("{line}\n"),
+        })
+        .collect();
+    let (alone, cluster) = (root.join("alone"), root.join("cluster"));
+    for run in [&alone, &cluster] {
+        std::fs::create_dir_all(run.join("gen-001")).unwrap();
+        std::fs::write(run.join("gen-001/candidate.net"), &worse).unwrap();
+    }
+    train_alone(&alone, &settings);
+    let (output, succeeded) =
+        run_driver("selfplay", &cluster, &["--batch", "4"], &settings, |_| {});
+    assert!(succeeded, "{output}");
+    let verdict = gate_verdict(&alone);
+    assert!(verdict.contains(" rejected "), "{verdict}");
+    assert_eq!(gate_verdict(&cluster), verdict);
+    assert!(
+        output.contains("the SPRT decided; cancelling every task"),
+        "{output}"
+    );
+    // The games counted are the same; alone plays the whole batch, the
+    // driver stops soon after the deciding game.
+    let counted = |verdict: &str| -> u32 {
+        let score = verdict.split_whitespace().nth(5).unwrap();
+        score
+            .split('-')
+            .map(|part| part.parse::<u32>().unwrap())
+            .sum()
+    };
+    let decided_at = counted(&verdict) as usize;
+    assert!(decided_at < 64, "{verdict}");
+    let (alone_games, cluster_games) = (gate_games(&alone), gate_games(&cluster));
+    assert_eq!(alone_games.len(), 64);
+    assert!(cluster_games.len() < 64, "{output}");
+    for ((batch, number), line) in &cluster_games {
+        assert_eq!(alone_games.get(&(batch.clone(), *number)), Some(line));
     }
 }
 

@@ -27,10 +27,19 @@ bench signature of --binary (`supernova bench`, run once here).
 selfplay: the arguments after `--` are those of `supernova train` (with
 --generations and --games; not --dir). For each generation the driver
 hands each worker one self-play file (`--self-play-files F`, 64 games,
-with the run's best.net), collects the files into DIR, and runs the
-fitting and the gate here (`supernova train --dir DIR`), which finds the
-files played. Each game's seed depends only on --seed, the generation and
-the game's number, so the run is the one-machine run.
+with the run's best.net), collects the files into DIR, and fits here
+(`supernova train --dir DIR --external-gate`, which finds the files
+played). That command then names the gate's next batch as the arguments
+of a `supernova match`; the driver plays it over the workers (as `match`
+does, into DIR/gen-NNN/gate-BB/driver-K/) and asks the command again after
+every game that arrives, until it writes the generation's gate.txt (the
+verdict and its statistics are Rust's), and then cancels the batch's
+tasks. Each self-play game's seed depends only on --seed, the generation
+and the game's number, and node-limited gate games are deterministic, so
+the run is the one-machine run.
+
+The network files an engine loads (`option.EvalFile=PATH`) are read by the
+driver and travel with each task, written on the worker.
 """
 
 import argparse
@@ -60,13 +69,42 @@ def die_with_parent():
         pass
 
 
+def network_files(arguments):
+    """The network files the engines load (`option.EvalFile=PATH` words):
+    {path: text}, read here to travel with every task."""
+    files = {}
+    for word in arguments:
+        name, _, path = word.partition("=")
+        if name.lower() == "option.evalfile" and os.path.isfile(path):
+            with open(path) as network:
+                files[path] = network.read()
+    return files
+
+
+def with_local_files(arguments, files, work):
+    """Writes `files` into `work` and names them there in `arguments`."""
+    local = {}
+    for index, (path, text) in enumerate(sorted(files.items())):
+        local[path] = os.path.join(work, f"network-{index}.net")
+        with open(local[path], "w") as network:
+            network.write(text)
+    changed = []
+    for word in arguments:
+        name, _, path = word.partition("=")
+        changed.append(f"{name}={local[path]}" if name.lower() == "option.evalfile" and path in local else word)
+    return changed
+
+
 @ray.remote(num_cpus=1, max_retries=0, num_returns="streaming")
-def play_batch(binary, arguments, numbers):
-    """Plays the games `numbers` of the match; yields ("started", pid) and
-    then (number, results line, record) for each game as it finishes."""
+def play_batch(binary, arguments, numbers, files):
+    """Plays the games `numbers` of the match, its engines' network files
+    (`files`) written on the worker; yields ("started", pid) and then
+    (number, results line, record) for each game as it finishes."""
     yield ("started", os.getpid())
     work = tempfile.mkdtemp(prefix="ray_match-")
     try:
+        os.makedirs(os.path.join(work, "networks"))
+        arguments = with_local_files(arguments, files, os.path.join(work, "networks"))
         command = [binary, "match", *arguments, "--games-list", ",".join(map(str, numbers)),
                    "--results", work, "--pgnout", work]
         with open(os.path.join(work, "stderr.txt"), "w") as errors:
@@ -123,31 +161,41 @@ def merge(binary, out, sprt):
     return finished.stdout
 
 
-def run_match(options, arguments):
+def run_match(options, arguments, out, decided_elsewhere=None):
+    """Plays the match of `arguments` (those of `supernova match`) over the
+    workers into `out`, and prints the merge's closing lines. With --sprt
+    the merge decides; with `decided_elsewhere`, a function asked after
+    every game that arrives, it does; either stops every task."""
+    arguments = list(arguments)
     games_given = take_option(list(arguments), "--games", 1)
     if not games_given:
         sys.exit("ray_match: give the match's --games")
     games = int(games_given[0])
-    sprt = take_option(arguments, "--sprt", 4)
-    signature = bench_signature(options.binary)
-    arguments += ["--build", signature]
-    os.makedirs(options.out, exist_ok=True)
-    if any(name.startswith("copy-") for name in os.listdir(options.out)):
-        sys.exit(f"ray_match: {options.out} holds an earlier match's copies; give an empty --out")
+    listed = take_option(arguments, "--games-list", 1)
     numbers = list(range(1, games + 1))
-    queue = [numbers[start:start + options.batch] for start in range(0, games, options.batch)]
+    if listed:
+        numbers = [number for part in listed[0].split(",")
+                   for number in range(int(part.split("-")[0]), int(part.split("-")[-1]) + 1)]
+    sprt = take_option(arguments, "--sprt", 4)
+    signature = options.signature
+    arguments += ["--build", signature]
+    files = network_files(arguments)
+    os.makedirs(out, exist_ok=True)
+    if any(name.startswith("copy-") for name in os.listdir(out)):
+        sys.exit(f"ray_match: {out} holds an earlier match's copies; give an empty --out")
+    queue = [numbers[start:start + options.batch] for start in range(0, len(numbers), options.batch)]
     running = {}  # generator -> (copy directory, batch)
     arrived = set()
     copies = 0
     decided = False
-    print(f"ray_match: {games} games in {len(queue)} batches on {options.workers} workers, build {signature}", flush=True)
+    print(f"ray_match: {len(numbers)} games in {len(queue)} batches on {options.workers} workers, build {signature}", flush=True)
     while (queue or running) and not decided:
         while queue and len(running) < options.workers:
             batch = queue.pop(0)
             copies += 1
-            directory = os.path.join(options.out, f"copy-{copies:04d}")
+            directory = os.path.join(out, f"copy-{copies:04d}")
             os.makedirs(directory)
-            running[play_batch.remote(options.binary, arguments, batch)] = (directory, batch)
+            running[play_batch.remote(options.binary, arguments, batch, files)] = (directory, batch)
         ready, _ = ray.wait(list(running), num_returns=1, timeout=1.0)
         for generator in ready:
             directory, batch = running[generator]
@@ -173,13 +221,14 @@ def run_match(options, arguments):
             with open(os.path.join(directory, f"game-{number:04d}.sdg"), "w") as sdg:
                 sdg.write(record)
             arrived.add(number)
-            print(f"ray_match: game {number} arrived ({len(arrived)} of {games})", flush=True)
-            if sprt and re.search(r"H[01] was accepted", merge(options.binary, options.out, sprt)):
+            print(f"ray_match: game {number} arrived ({len(arrived)} of {len(numbers)})", flush=True)
+            if (sprt and re.search(r"H[01] was accepted", merge(options.binary, out, sprt))) \
+                    or (decided_elsewhere and decided_elsewhere()):
                 print("ray_match: the SPRT decided; cancelling every task", flush=True)
                 decided = True
     for generator in running:
         ray.cancel(generator, force=True)
-    print(merge(options.binary, options.out, sprt), end="", flush=True)
+    print(merge(options.binary, out, sprt), end="", flush=True)
 
 
 @ray.remote(num_cpus=1, max_retries=3)
@@ -223,9 +272,52 @@ def run_selfplay(options, arguments):
                     games.write(ray.get(reference))
                 os.rename(path + ".partial", path)
                 print(f"ray_selfplay: generation {generation} file {file} collected", flush=True)
-        command = [options.binary, "train", "--dir", options.dir, *arguments,
-                   "--generations", str(generation)]
-        subprocess.run(command, check=True)
+        run_gate(options, arguments, generation)
+
+
+def run_gate(options, arguments, generation):
+    """Fits (here) and gates generation `generation`: `supernova train
+    --external-gate` names each batch of the gate it still needs as the
+    arguments of a `supernova match`, which is spread over the workers into
+    the batch's folder. Asked again after every game that arrives, it reads
+    the batch's results in game-number order and writes the generation's
+    gate.txt once its SPRT decides (the verdict and its statistics are
+    Rust's); then every task of the batch is stopped."""
+    command = [options.binary, "train", "--dir", options.dir, *arguments,
+               "--generations", str(generation), "--external-gate"]
+    gate_file = os.path.join(options.dir, f"gen-{generation:03d}", "gate.txt")
+
+    def train():
+        finished = subprocess.run(command, capture_output=True, text=True)
+        if finished.returncode != 0:
+            sys.exit(f"ray_selfplay: supernova train failed: {finished.stderr.strip()}")
+        return finished.stdout
+
+    def decided():
+        output = train()
+        if os.path.exists(gate_file):
+            print(output, end="", flush=True)
+            return True
+        return False
+
+    while True:
+        output = train()
+        print(output, end="", flush=True)
+        if os.path.exists(gate_file):
+            return
+        wanted = re.search(r"the arguments of (.+) \(one a line\) into (.+), then run this again",
+                           output)
+        if not wanted:
+            sys.exit("ray_selfplay: supernova train neither gated nor asked for a gate batch")
+        with open(wanted.group(1)) as words:
+            match_arguments = words.read().splitlines()
+        results = wanted.group(2)
+        runs = len([name for name in os.listdir(results) if name.startswith("driver-")]) \
+            if os.path.isdir(results) else 0
+        print(f"ray_selfplay: generation {generation} gate batch {results}", flush=True)
+        run_match(options, match_arguments, os.path.join(results, f"driver-{runs + 1:02d}"), decided)
+        if os.path.exists(gate_file):
+            return
 
 
 def main():
@@ -252,7 +344,11 @@ def main():
     else:
         ray.init(num_cpus=options.workers, include_dashboard=False, log_to_driver=False)
     try:
-        (run_match if options.mode == "match" else run_selfplay)(options, arguments)
+        options.signature = bench_signature(options.binary)
+        if options.mode == "match":
+            run_match(options, arguments, options.out)
+        else:
+            run_selfplay(options, arguments)
     finally:
         ray.shutdown()
 

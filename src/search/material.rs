@@ -1,7 +1,8 @@
 //! What one reply takes: the exact judgement of a turn's material safety
 //! that the one-turn-shots suite (`positions/tactics/one_turn_shots.txt`)
-//! is built and checked with, and that the GUI's puzzles judge a person's
-//! answer by. Every distinct legal reply of the opponent is tried by the
+//! is built and checked with, that the GUI's puzzles judge a person's
+//! answer by, that Red Alert warns with, and that the search's shot guard
+//! (`shot_guard.rs`) weighs the tree's turn by. Every distinct legal reply of the opponent is tried by the
 //! rules core; nothing is estimated.
 //!
 //! A ship's worth is the evaluation's default weight by size (small 1,
@@ -65,7 +66,8 @@ pub fn swing(after: &Position, actions: &[Action], result: &Position) -> f32 {
 /// (the swing, the reply). A reply that eliminates the mover swings
 /// [`ELIMINATED`].
 pub fn worst_reply(after: &Position, rules: &Rules) -> (f32, Vec<Action>) {
-    let worst = worst_reply_until(after, rules, None).expect("a listing without a deadline ends");
+    let worst =
+        worst_reply_within(after, rules, None, usize::MAX).expect("a listing without limits ends");
     (worst.swing, worst.reply)
 }
 
@@ -81,12 +83,15 @@ pub struct WorstReply {
     pub result: Position,
 }
 
-/// [`worst_reply`] that gives up at `deadline` (`None` then), since a
-/// searcher on the clock cannot always list every reply of a big position.
-pub fn worst_reply_until(
+/// [`worst_reply`] bounded in time (`deadline`) and work (`most_turns`
+/// replies listed), for a searcher on the clock or a person waiting on the
+/// answer: `None` when the listing did not finish, so that a caller says
+/// nothing rather than judge from part of the replies.
+pub fn worst_reply_within(
     after: &Position,
     rules: &Rules,
     deadline: Option<Instant>,
+    most_turns: usize,
 ) -> Option<WorstReply> {
     let mover = after.side_to_move().opponent();
     let mut worst = WorstReply {
@@ -94,11 +99,18 @@ pub fn worst_reply_until(
         reply: Vec::new(),
         result: *after,
     };
-    let complete = TurnEnumerator::default().for_each_turn_until(
+    let mut listed = 0usize;
+    let mut over_budget = false;
+    let complete = TurnEnumerator::default().for_each_turn_while(
         after,
         rules,
         deadline,
         |actions, result, outcome| {
+            listed += 1;
+            if listed > most_turns {
+                over_budget = true;
+                return false;
+            }
             let swing = match outcome {
                 Outcome::Win(winner) if winner != mover => ELIMINATED,
                 _ => swing(after, actions, result),
@@ -110,9 +122,10 @@ pub fn worst_reply_until(
                     result: *result,
                 };
             }
+            true
         },
     );
-    complete.then_some(worst)
+    (complete && !over_budget).then_some(worst)
 }
 
 /// `position` after `actions`, if the turn is legal and the game goes on.

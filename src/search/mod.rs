@@ -17,7 +17,9 @@
 //! itself; `extract.rs` and `info.rs` read turns and reports out of it;
 //! `time.rs` decides when to stop; `eval.rs`, `priors.rs`, `facts.rs` and
 //! `solver/` judge positions, and `quiescence.rs` plays out a leaf's red
-//! sacrifice shot; `explain/` gathers the facts that say why a search's
+//! sacrifice shot; `shot_guard.rs` lists every reply to the tree's turn
+//! and weighs the candidates by what the worst takes (`material.rs`, the
+//! exact judgement); `explain/` gathers the facts that say why a search's
 //! turn was played, for a later layer to write as a sentence; `players.rs` holds the greedy and random players and
 //! `shots.rs` the shot-playing test opponent; `bench.rs` the bench
 //! signature.

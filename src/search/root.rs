@@ -38,7 +38,9 @@
 //!    first by the static value, in slices of time between stretches of
 //!    tree growth.
 //! 5. After the search, [`choose`] picks the tree's best turn that the
-//!    exact checks allow, and the verifier replaces it by a defence when a
+//!    exact checks allow, the shot guard (`shot_guard.rs`) weighs it
+//!    against the other candidates where one reply takes material from it,
+//!    and the verifier replaces it by a defence when a
 //!    known plan of the opponent still wins against it.
 
 use std::time::Instant;

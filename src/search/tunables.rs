@@ -116,7 +116,7 @@ tunables! {
     AttackAnywhereShare = ("attack_anywhere_share", 0.0, 0.0, 1.0, "on the clock, the share of the planned time the root's search for its own win in two may take where it is not far ahead or is in check (0: it does not look there)"),
     AttackAnywhereFromMs = ("attack_anywhere_from_ms", 0.0, 0.0, 100000.0, "on the clock, the planned time in ms from which the root looks for its own win in two where it is not far ahead (with attack_anywhere_share)"),
     CheckShare = ("check_share", 0.125, 0.02, 1.0, "on the clock, the share of the planned time the root's two-turn checks may take (twice this after a check ran out of it); a larger share took too much from the tree, a smaller one measured no better"),
-    ShotGuard = ("shot_guard", 2.0, 0.0, 100.0, "the root checks every reply to its chosen turn, and where the worst takes at least this much material net (small 1, medium 2.5, large 5.5) weighs its candidates by the value after their worst reply (shot_guard.rs); 0 is off"),
+    ShotGuard = ("shot_guard", 0.0, 0.0, 100.0, "the root checks every reply to its chosen turn, and where the worst takes at least this much material net (small 1, medium 2.5, large 5.5) weighs its candidates by the value after their worst reply (shot_guard.rs; 2 avoids most one-turn shots, but it did not win matches); 0 is off"),
     ShotGuardShare = ("shot_guard_share", 0.15, 0.0, 0.5, "on the clock, the share of the planned time kept from the tree for the shot guard"),
     ShotGuardCandidates = ("shot_guard_candidates", 6.0, 1.0, 16.0, "the most candidate turns the shot guard checks"),
     SmartPruning = ("smart_pruning", 1.33, 0.0, 10.0, "clock games: stop when the best cannot be overtaken; 0 disables"),

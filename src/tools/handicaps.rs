@@ -7,7 +7,14 @@
 //! - **Red Alert** warns the person of immediate danger. The exact
 //!   checkers decide, never the search's guess: [`Solver`] for a win at
 //!   once, and at the stronger setting [`ThreatChecker`] for a win forced
-//!   within two turns ([`red_alert_now`], [`red_alert_after`]).
+//!   within two turns ([`red_alert_now`], [`red_alert_after`]). Before a
+//!   turn ends, the stronger setting also warns of a one-turn material
+//!   shot: every distinct reply of the opponent is listed by the rules
+//!   core and the one that takes the most (captures and catastrophes, net
+//!   of what it gives up: [`crate::tools::material::worst_reply_within`])
+//!   is named when it takes at least a medium ship's worth
+//!   ([`crate::tools::material::SAFE`]). The listing is bounded in work
+//!   and time; one that does not finish says nothing.
 //! - **Brain Transference**: once per game the person may swap sides with
 //!   the engine, which then plays the other side at the same level.
 //! - **Tactical Computer**: tokens, each spent on the engine's turn for the
@@ -24,8 +31,9 @@ use std::time::{Duration, Instant};
 use crate::notation::turn::{format_turn, Style};
 use crate::notation::Board;
 use crate::record::{BRAIN_TRANSFERENCE_VARIANT, RED_ALERT_VARIANT, TACTICAL_COMPUTER_VARIANT};
-use crate::rules::{Action, History, Outcome, Player, Position, Rules, Timewarp};
+use crate::rules::{Action, History, Outcome, Piece, Player, Position, Rules, Timewarp};
 use crate::search::{Solver, ThreatBudget, ThreatChecker};
+use crate::tools::material::{worst_reply_within, ELIMINATED, SAFE};
 
 /// The most Tactical Computer tokens a game may have.
 pub const MAX_TOKENS: u8 = 5;
@@ -37,6 +45,12 @@ const TWO_TURN_WORK: u64 = 2_000_000;
 /// See [`TWO_TURN_WORK`].
 const TWO_TURN_TIME: Duration = Duration::from_millis(500);
 
+/// The most replies the material-shot check lists, and the time it may
+/// take: over either it says nothing.
+const SHOT_WORK: usize = 500_000;
+/// See [`SHOT_WORK`].
+const SHOT_TIME: Duration = Duration::from_millis(500);
+
 /// How far ahead Red Alert looks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RedAlert {
@@ -44,7 +58,8 @@ pub enum RedAlert {
     Off,
     /// The opponent's wins in one turn.
     OneTurn,
-    /// Also the opponent's wins forced within two turns.
+    /// Also the opponent's wins forced within two turns, and before a turn
+    /// ends its one-turn material shots.
     TwoTurns,
 }
 
@@ -59,7 +74,7 @@ impl RedAlert {
             1 => Ok(RedAlert::OneTurn),
             2 => Ok(RedAlert::TwoTurns),
             _ => Err(format!(
-                "expected Red Alert 0 (off), 1 (wins in one turn) or 2 (also two-turn threats), not {level}"
+                "expected Red Alert 0 (off), 1 (wins in one turn) or 2 (also two-turn threats and material shots), not {level}"
             )),
         }
     }
@@ -192,7 +207,8 @@ fn red_alert_now_within(
 
 /// Red Alert for a turn the person is about to end: after `actions` from
 /// `board`, whether the opponent would have a win (in SDG form, as
-/// [`red_alert_now`]). `None` when the turn is safe, wins, or is not
+/// [`red_alert_now`]), or at [`RedAlert::TwoTurns`] a reply that takes
+/// material (named with what it takes). `None` when the turn is safe, wins, or is not
 /// legal, or when the opponent does not move next (a timewarp's bonus
 /// turn: `opponent_moves_next` false).
 pub fn red_alert_after(
@@ -213,9 +229,91 @@ pub fn red_alert_after(
         Outcome::Ongoing => {}
         _ => return None,
     }
-    threat_text(&after, rules, setting, page_budget()).map(|threat| {
-        format!("Red Alert: after this turn the opponent {threat}. End the turn anyway?")
-    })
+    let threat = threat_text(&after, rules, setting, page_budget()).or_else(|| {
+        if setting == RedAlert::TwoTurns {
+            material_shot_text(&after, rules, Some(Instant::now() + SHOT_TIME), SHOT_WORK)
+        } else {
+            None
+        }
+    })?;
+    Some(format!(
+        "Red Alert: after this turn the opponent {threat}. End the turn anyway?"
+    ))
+}
+
+/// The reply of the side to move in `board` that takes the most material
+/// from the other side, when it takes at least [`SAFE`] net: `can take
+/// material: Sacrifice R2 Shrdlu; Attack R3 Home1; Attack B3 Home1 would
+/// capture your R3 and B3`. `None` when no reply takes that much or the
+/// listing of the replies ran past `deadline` or `most_turns`.
+fn material_shot_text(
+    board: &Board,
+    rules: &Rules,
+    deadline: Option<Instant>,
+    most_turns: usize,
+) -> Option<String> {
+    let worst = worst_reply_within(&board.position, rules, deadline, most_turns)?;
+    let (swing, reply) = (worst.swing, worst.reply);
+    if swing < SAFE {
+        return None;
+    }
+    let turn = format_turn(board, rules, &reply, Style::Sdg);
+    if swing >= ELIMINATED {
+        return Some(format!("wins at once with {turn}"));
+    }
+    let mover = board.position.side_to_move().opponent();
+    let mut result = board.position;
+    for &action in &reply {
+        result.try_apply(rules, action).ok()?;
+    }
+    let captured: Vec<Piece> = reply
+        .iter()
+        .filter_map(|action| match *action {
+            Action::Capture { ship, .. } => Some(ship),
+            _ => None,
+        })
+        .collect();
+    let mut destroyed = ships_of(&board.position, mover);
+    for ship in ships_of(&result, mover)
+        .into_iter()
+        .chain(captured.iter().copied())
+    {
+        if let Some(at) = destroyed.iter().position(|&lost| lost == ship) {
+            destroyed.remove(at);
+        }
+    }
+    let mut takes = Vec::new();
+    if !captured.is_empty() {
+        takes.push(format!("capture your {}", ship_list(captured)));
+    }
+    if !destroyed.is_empty() {
+        takes.push(format!("destroy your {}", ship_list(destroyed)));
+    }
+    Some(format!(
+        "can take material: {turn} would {}",
+        takes.join(" and ")
+    ))
+}
+
+/// Every ship of `player` on the board, one entry per piece.
+fn ships_of(position: &Position, player: Player) -> Vec<Piece> {
+    position
+        .occupied_slots()
+        .flat_map(|slot| position.system(slot).ships[player.index()].copies())
+        .collect()
+}
+
+/// Ships in words, largest first: `R3, B3 and G1`.
+fn ship_list(mut ships: Vec<Piece>) -> String {
+    ships.sort_by_key(|ship| std::cmp::Reverse(ship.size()));
+    let names: Vec<String> = ships
+        .iter()
+        .map(|ship| ship.to_string().to_uppercase())
+        .collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.concat(),
+    }
 }
 
 /// The two-turn check's budget while a person waits for it.
@@ -311,6 +409,44 @@ mod tests {
             ),
             "{alert:?}"
         );
+    }
+
+    #[test]
+    fn the_stronger_red_alert_names_a_material_shot_from_every_reply() {
+        // From the one-turn-shots suite (positions/tactics/one_turn_shots.txt,
+        // game-0005): player 0 has built a third yellow at Delos, and
+        // player 1's sacrifice of a yellow moves two yellows in for a
+        // catastrophe there. Player 0 to move: a pass leaves the shot.
+        let board = hwpn::parse(
+            "mcts=y1b2:r1r2r3g3:/shots=r1b3::y1y1y2g1g1g3/Delos=g3:r1r3r3y2y2y3:/Lebling=r2:r2: 0",
+        )
+        .unwrap();
+        let rules = Rules::STANDARD;
+        let mut passed = board.clone();
+        passed.position.end_turn(&rules).unwrap();
+        let shot = material_shot_text(&passed, &rules, None, usize::MAX);
+        assert_eq!(
+            shot.as_deref(),
+            Some("can take material: Sacrifice Y2 shots; Move Y1 shots Lebling; Move Y1 Lebling Delos; Catastrophe Delos Yellow would destroy your Y3, Y2 and Y2")
+        );
+        // Over its work the listing says nothing rather than guess.
+        assert_eq!(material_shot_text(&passed, &rules, None, 10), None);
+        // Only the stronger setting speaks of material.
+        assert_eq!(
+            red_alert_after(&board, &rules, &[], RedAlert::OneTurn, true),
+            None
+        );
+        let alert = red_alert_after(&board, &rules, &[], RedAlert::TwoTurns, true);
+        assert!(
+            alert
+                .as_deref()
+                .is_some_and(|text| text.starts_with("Red Alert: after this turn the opponent")),
+            "{alert:?}"
+        );
+        // Where no reply takes a medium ship's worth, nothing is said.
+        let mut quiet = hwpn::parse("r1b3:g3:/y2b1::g3 0").unwrap();
+        quiet.position.end_turn(&rules).unwrap();
+        assert_eq!(material_shot_text(&quiet, &rules, None, usize::MAX), None);
     }
 
     #[test]

@@ -128,7 +128,7 @@ pub struct PlayArguments {
     pub timewarp: Option<u8>,
     /// Red Alert: 1 warns when the engine could win next turn (and asks
     /// before you end a turn that allows it), 2 also of wins it could force
-    /// within two turns; 0 is off.
+    /// within two turns and of one reply that would take material; 0 is off.
     #[arg(long, default_value_t = 0)]
     pub red_alert: u8,
     /// Brain Transference: once in the game, `swap` changes sides with the

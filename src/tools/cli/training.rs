@@ -70,6 +70,13 @@ pub struct TrainArguments {
     /// generation for another machine.
     #[arg(long, value_name = "LIST")]
     pub self_play_files: Option<String>,
+    /// Do not play the gate's batches here: write the next missing batch's
+    /// `supernova match` arguments to gen-NNN/gate-BB.args (one a line) and
+    /// stop; run again once its results files are in gen-NNN/gate-BB/ (or
+    /// folders below it), and the gate goes on from them (how
+    /// benches/scripts/ray_match.py plays the gate on a cluster).
+    #[arg(long)]
+    pub external_gate: bool,
 }
 
 impl TrainArguments {
@@ -121,6 +128,7 @@ impl TrainArguments {
             threads: self.threads,
             records: GameRecord::read_files(&self.records)?,
             self_play_files,
+            external_gate: self.external_gate,
             ..Default::default()
         })
     }

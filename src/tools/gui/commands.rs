@@ -274,8 +274,12 @@ fn valid_time_control(time_control: TimeControl) -> bool {
 }
 
 /// Takes back the last turn, and in play the engine's reply before it, so
-/// that it is the person's turn again.
+/// that it is the person's turn again; in a review's variation, the
+/// variation's last turn only (`review::undo_in_variation`).
 fn undo(state: &mut State) -> Result<(), String> {
+    if let Some(outcome) = super::review::undo_in_variation(state) {
+        return outcome;
+    }
     let length = state.game.turns().len();
     if length == 0 {
         return Err("no turn to take back".to_string());

@@ -229,6 +229,7 @@ fn route(shared: &Arc<Shared>, method: Method, path: &str, query: &str, body: &s
         (Method::Post, "/api/turn") if review::takes_turn(shared) => review::turn(shared, body),
         (Method::Post, "/api/load") => review::load(shared, body),
         (Method::Post, "/api/review/drop") => review::drop_variation(shared, body),
+        (Method::Post, "/api/review/depth") => review::set_depth(shared, body),
         (Method::Get, "/api/puzzles") => Answer::json(&puzzles::ListReply {
             puzzles: puzzles::all(),
         }),

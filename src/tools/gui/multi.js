@@ -1,8 +1,10 @@
 // The multi-player page: draws the table the server sends
-// (/api/multi/state, long polled), builds the person's turn by clicking
-// the legal actions the server lists (/api/multi/choices), and sends
-// commands. The server referees everything; the page keeps only the
-// actions of the turn being built.
+// (/api/multi/state, long polled), builds the person's turn from the
+// legal actions the server lists (/api/multi/choices) — by clicking on the
+// board (a ship, then its target: each action comes with the click
+// sequences that choose it, as on the two-player page) or on the list of
+// actions — and sends commands. The server referees everything; the page
+// keeps only the actions of the turn being built and the clicks so far.
 'use strict';
 
 // Owner colours, chosen apart from the four piece colours so that a
@@ -14,6 +16,8 @@ let state = null;
 let version = 0;
 let pending = [];
 let choicesAsked = null;
+let choices = null;    // the last /api/multi/choices answer while building
+let selection = [];    // the board clicks so far towards the next action
 
 const $ = (id) => document.getElementById(id);
 
@@ -68,9 +72,18 @@ function ownerChip(seat) {
   return chip;
 }
 
-function systemCard(system) {
+// Gives a drawn element its click key, glowing when the key may be
+// clicked next and marked when it is part of the clicks so far.
+function mark(node, key, keys) {
+  node.dataset.key = key;
+  if (keys.has(key)) node.classList.add('choosable');
+  if (selection.includes(key)) node.classList.add('selected');
+}
+
+function systemCard(system, keys) {
   const card = element('div', 'system');
   card.dataset.system = system.name;
+  mark(card, `sys:${system.name}`, keys);
   const title = element('div', 'name', system.name);
   if (system.home !== null) {
     card.classList.add('home');
@@ -91,10 +104,40 @@ function systemCard(system) {
     row.dataset.owner = seat;
     row.style.borderColor = OWNER_COLOURS[seat];
     row.append(ownerChip(seat));
-    for (const ship of fleet) row.append(piece(ship, 'ship'));
+    for (const ship of fleet) {
+      const made = piece(ship, 'ship');
+      mark(made, `ship:${system.name}:${seat}:${ship}`, keys);
+      row.append(made);
+    }
     card.append(row);
   });
+  // A catastrophe that may be triggered here is a badge to click.
+  for (const key of keys) {
+    const [kind, where, colour] = key.split(':');
+    if (kind !== 'cat' || where !== system.name) continue;
+    const badge = element('button', 'catastrophe', `catastrophe: ${colour}`);
+    badge.type = 'button';
+    mark(badge, key, keys);
+    card.append(badge);
+  }
   return card;
+}
+
+// The bank: its pieces (built, traded for, discovered) on a background
+// that takes a sacrificed ship.
+function drawBank(bank, keys) {
+  const box = $('bank');
+  box.replaceChildren(element('span', 'label', 'Bank'));
+  mark(box, 'bankzone', keys);
+  for (const [name, count] of bank) {
+    if (count === 0) continue;
+    const made = piece(name, 'ship');
+    made.title = `${name} (${count} left)`;
+    mark(made, `bank:${name}`, keys);
+    const holder = element('span', 'bank-piece');
+    holder.append(made, element('small', '', `×${count}`));
+    box.append(holder);
+  }
 }
 
 // The homes go round an ellipse, seat 0 at the bottom and the turn order
@@ -102,11 +145,15 @@ function systemCard(system) {
 function drawMap() {
   const map = $('map');
   map.replaceChildren();
-  const homes = state.systems.filter((system) => system.home !== null);
+  const building = state.yourTurn && choices !== null;
+  const systems = building ? choices.systems : state.systems;
+  const keys = building ? nextKeys() : new Set();
+  drawBank(building ? choices.bank : state.bank, keys);
+  const homes = systems.filter((system) => system.home !== null);
   const count = homes.length;
   for (const system of homes) {
     if (system.stars.length === 0 && !system.destroyed) continue;
-    const card = systemCard(system);
+    const card = systemCard(system, keys);
     const angle = Math.PI / 2 + (2 * Math.PI * system.home) / count;
     card.style.left = `${490 + 395 * Math.cos(angle)}px`;
     card.style.top = `${350 + 280 * Math.sin(angle)}px`;
@@ -114,8 +161,8 @@ function drawMap() {
   }
   const colonies = element('div');
   colonies.id = 'colonies';
-  for (const system of state.systems.filter((system) => system.home === null)) {
-    colonies.append(systemCard(system));
+  for (const system of systems.filter((system) => system.home === null)) {
+    colonies.append(systemCard(system, keys));
   }
   map.append(colonies);
 }
@@ -132,6 +179,11 @@ function drawSeats() {
     if (!seat.inGame) {
       item.classList.add('out');
       item.append(seat.resigned ? ' — resigned' : ' — out');
+    }
+    if (seat.dropped) {
+      const reason = element('span', 'dropped', ` (${seat.dropped})`);
+      item.dataset.dropped = seat.dropped;
+      item.append(reason);
     }
     if (seat.target !== null) item.append(` → target ${state.seats[seat.target].name}`);
     if (seat.alignment) {
@@ -178,7 +230,6 @@ function render() {
   if (wanted === state.shown) wanted = null;
   drawStatus();
   drawSeats();
-  drawMap();
   drawTurns();
   showMessage(state.message, state.error);
   $('position').textContent = state.position;
@@ -186,11 +237,16 @@ function render() {
   if (!state.yourTurn) {
     pending = [];
     choicesAsked = null;
+    choices = null;
+    selection = [];
   } else if (choicesAsked !== state.turns.length) {
     pending = [];
+    choices = null;
+    selection = [];
     choicesAsked = state.turns.length;
     refreshChoices();
   }
+  drawMap();
 }
 
 // Fills a select, keeping its choice when it is still offered.
@@ -204,12 +260,79 @@ function fillSelect(select, options) {
   if (options.includes(kept)) select.value = kept;
 }
 
+// ---- building a turn by clicking on the board --------------------------
+
+// The actions whose click sequences begin with the clicks so far.
+function candidates() {
+  if (!choices) return [];
+  return choices.actions.filter((action) => action.paths.some((path) =>
+    selection.every((key, index) => path[index] === key)));
+}
+
+// The keys that may be clicked next.
+function nextKeys() {
+  const keys = new Set();
+  for (const action of candidates()) {
+    for (const path of action.paths) {
+      if (path.length > selection.length && selection.every((key, index) => path[index] === key)) {
+        keys.add(path[selection.length]);
+      }
+    }
+  }
+  return keys;
+}
+
+function chooseAction(token) {
+  pending.push(token);
+  selection = [];
+  refreshChoices();
+}
+
+// A click on the key `key`: an action is chosen once the clicks so far
+// name exactly one.
+function clickKey(key) {
+  selection = selection.concat([key]);
+  const matching = candidates();
+  const complete = matching.filter((action) => action.paths.some((path) =>
+    path.length === selection.length && selection.every((k, index) => path[index] === k)));
+  if (complete.length === 1 && matching.length === 1) {
+    chooseAction(complete[0].token);
+    return;
+  }
+  drawPending();
+  drawMap();
+}
+
+function drawPending() {
+  const chosen = pending.join(', ');
+  const clicked = selection.length ? ` [${selection.join(' → ')}]` : '';
+  $('pending').textContent = chosen + clicked;
+}
+
+function boardClick(event) {
+  if (!choices) return;
+  const keys = nextKeys();
+  for (let node = event.target; node && node !== document.body; node = node.parentNode) {
+    const key = node.dataset && node.dataset.key;
+    if (key && keys.has(key)) {
+      clickKey(key);
+      return;
+    }
+    // A bank piece that is not offered is not a click on the bank behind
+    // it (which would sacrifice the chosen ship).
+    if (key && key.startsWith('bank:')) return;
+  }
+}
+
 async function refreshChoices() {
-  $('pending').textContent = pending.join(', ');
+  drawPending();
   const { ok, answer } = await post('/api/multi/choices', { actions: pending });
   const box = $('choices');
   box.replaceChildren();
   if (!ok) return;
+  choices = answer;
+  selection = [];
+  drawMap();
   $('home-chooser').hidden = !answer.setup;
   if (answer.setup) {
     const bank = state.bank.map(([name]) => name);
@@ -221,10 +344,7 @@ async function refreshChoices() {
     const button = element('button', '', choice.text);
     button.type = 'button';
     button.dataset.token = choice.token;
-    button.addEventListener('click', () => {
-      pending.push(choice.token);
-      refreshChoices();
-    });
+    button.addEventListener('click', () => chooseAction(choice.token));
     box.append(button);
   }
   $('end-turn').disabled = !answer.canEnd;
@@ -279,6 +399,8 @@ $('watch').addEventListener('click', () => newGame(true));
 $('end-turn').addEventListener('click', () => playTurn(pending.join(',')));
 $('pass-turn').addEventListener('click', () => playTurn('pass'));
 $('clear-turn').addEventListener('click', () => { pending = []; refreshChoices(); });
+$('map').addEventListener('click', boardClick);
+$('bank').addEventListener('click', boardClick);
 $('resign').addEventListener('click', () => post('/api/multi/resign', {}));
 $('create-home').addEventListener('click', () => {
   const stars = [$('home-star1').value, $('home-star2').value];
@@ -295,6 +417,7 @@ $('next').addEventListener('click', () => goto(shownNow() + 1));
 $('last').addEventListener('click', () => goto(state.turns.length));
 document.addEventListener('keydown', (event) => {
   if (!state || event.target.tagName === 'INPUT') return;
+  if (event.key === 'Escape') { selection = []; drawPending(); drawMap(); return; }
   if (event.key === 'ArrowLeft') goto(shownNow() - 1);
   if (event.key === 'ArrowRight') goto(shownNow() + 1);
 });

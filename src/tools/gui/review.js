@@ -14,18 +14,47 @@ const review = {
   COLOURS: { missedWin: '#ff5d8f', allowsLoss: '#ff3b30', valueDrop: '#ffa53b', swap: '#b48cff', bonus: '#5ad1ff' },
   SIGNS: { missedWin: '??', allowsLoss: '??', valueDrop: '?', swap: '⇄', bonus: '+' },
 
-  // The review's boxes, made once under the graph.
+  // The review's boxes, made once under the graph: the depth choice, the
+  // progress and the selected mark.
   boxes() {
     let status = document.getElementById('review-status');
     if (!status) {
       const graph = document.getElementById('graph');
+      const depth = document.createElement('label');
+      depth.id = 'review-depth';
+      depth.textContent = 'review depth ';
+      const nodes = document.createElement('select');
+      nodes.id = 'review-nodes';
+      nodes.title = 'how hard the engine looks at each turn of the review';
+      nodes.onchange = () => command('/api/review/depth', { nodes: Number(nodes.value) });
+      depth.appendChild(nodes);
       status = document.createElement('div');
       status.id = 'review-status';
       const mark = document.createElement('div');
       mark.id = 'review-mark';
-      graph.after(status, mark);
+      graph.after(depth, status, mark);
     }
     return { status, mark: document.getElementById('review-mark') };
+  },
+
+  // The depth choice: the server's depths, the one in use chosen.
+  drawDepth(info) {
+    const label = document.getElementById('review-depth');
+    label.hidden = !info;
+    if (!info) return;
+    const nodes = document.getElementById('review-nodes');
+    const offered = info.depths.join(',');
+    if (nodes.dataset.offered !== offered) {
+      nodes.textContent = '';
+      for (const depth of info.depths) {
+        const option = document.createElement('option');
+        option.value = String(depth);
+        option.textContent = `${depth} nodes a turn`;
+        nodes.appendChild(option);
+      }
+      nodes.dataset.offered = offered;
+    }
+    nodes.value = String(info.nodes);
   },
 
   // The marks that belong to the game shown: in a variation, those of the
@@ -41,6 +70,7 @@ const review = {
     const info = state.review;
     status.hidden = !info;
     mark.hidden = !info;
+    this.drawDepth(info);
     if (!info) return;
     if (info.variation) this.drawVariation(info.variation);
     this.drawStatus(status, info);

@@ -6,7 +6,8 @@
 //! into a loss, and the large value drops, each with the engine's better
 //! turn and its sentence), so the page and `supernova annotate` never
 //! disagree. The review searches every turn at [`REVIEW_NODES`] nodes, one
-//! thread, which takes seconds to minutes, so it runs in a thread of its
+//! thread (the page may choose another of [`REVIEW_DEPTHS`], which reviews
+//! the main line again), which takes seconds to minutes, so it runs in a thread of its
 //! own and never under the state's lock: the state keeps a [`Job`] whose
 //! findings the thread adds one by one, each nudging the page's long poll,
 //! and the page shows them as they come with the progress. A job belongs
@@ -26,8 +27,10 @@
 //! dropping the variation puts the main line back as it was. There is one
 //! level of variation: a turn played inside a variation cuts the rest of
 //! the variation, and one played before its branch starts a new variation
-//! from there, the main line still kept. Leaving Review, loading or
-//! starting a game drops the variation.
+//! from there, the main line still kept. Undo inside a variation takes
+//! back the variation's last turn, never the main line's; taking back its
+//! first turn steps out of the variation, back to the game at the branch.
+//! Leaving Review, loading or starting a game drops the variation.
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
@@ -50,16 +53,33 @@ use crate::tools::analyse::{self, AnalysisSettings, MarkKind, Notation, TurnFind
 /// The exact blunders do not depend on it.
 pub const REVIEW_NODES: u64 = 2000;
 
+/// The review depths the page offers, nodes a turn: quicker than the
+/// default for a first look at a long game, deeper for values worth more
+/// (the exact blunders are the same at every depth).
+pub const REVIEW_DEPTHS: [u64; 4] = [500, REVIEW_NODES, 10_000, 50_000];
+
 /// Review's part of the state: the main line kept while a variation is
-/// shown, the record loaded, and the analysis of the main line.
-#[derive(Default)]
+/// shown, the record loaded, the depth, and the analysis of the main line.
 pub struct ReviewState {
+    /// Nodes a turn the review searches (one of [`REVIEW_DEPTHS`]).
+    nodes: u64,
     /// The main line, while a variation is shown.
     variation: Option<Variation>,
     /// The record text `/api/load` read, with the key of the game it made.
     loaded: Option<(u64, String)>,
     /// The analysis of the main line, running or done.
     job: Option<Job>,
+}
+
+impl Default for ReviewState {
+    fn default() -> ReviewState {
+        ReviewState {
+            nodes: REVIEW_NODES,
+            variation: None,
+            loaded: None,
+            job: None,
+        }
+    }
 }
 
 /// The main line set aside while a variation is shown.
@@ -82,6 +102,8 @@ struct Variation {
 struct Job {
     /// The main line it is for ([`line_key`]).
     key: u64,
+    /// Nodes a turn it searches.
+    nodes: u64,
     /// Set to make the thread stop.
     stop: Arc<AtomicBool>,
     /// What it found so far, shared with the thread.
@@ -180,6 +202,8 @@ pub struct MainTurnReply {
 pub struct ReviewReply {
     /// Nodes a turn of the review.
     pub nodes: u64,
+    /// The depths the page may choose from ([`REVIEW_DEPTHS`]).
+    pub depths: &'static [u64],
     /// The analysis so far.
     #[serde(flatten)]
     pub progress: Progress,
@@ -193,6 +217,14 @@ pub struct ReviewReply {
 pub struct DropRequest {
     /// The main line's turn to show; left out, the branch.
     pub ply: Option<usize>,
+}
+
+/// `POST /api/review/depth`: how hard the review looks.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct DepthRequest {
+    /// Nodes a turn: one of [`REVIEW_DEPTHS`].
+    pub nodes: u64,
 }
 
 /// A mark's kind in the page's words.
@@ -310,7 +342,13 @@ pub fn follow(state: &mut State, shared: &Arc<Shared>) {
         .as_ref()
         .map_or(&state.game, |variation| &variation.main);
     let key = line_key(main);
-    if state.review.job.as_ref().is_some_and(|job| job.key == key) {
+    let nodes = state.review.nodes;
+    if state
+        .review
+        .job
+        .as_ref()
+        .is_some_and(|job| job.key == key && job.nodes == nodes)
+    {
         return;
     }
     let text = match &state.review.loaded {
@@ -320,7 +358,7 @@ pub fn follow(state: &mut State, shared: &Arc<Shared>) {
     let progress = Arc::new(Mutex::new(Progress::default()));
     let stop = Arc::new(AtomicBool::new(false));
     match text.and_then(|text| GameRecord::parse_sdg(&text).map_err(|error| error.to_string())) {
-        Ok(record) => start(record, main, shared, &progress, &stop),
+        Ok(record) => start(record, main, nodes, shared, &progress, &stop),
         Err(message) => {
             let mut progress = lock(&progress);
             progress.error = Some(format!("no review: {message}"));
@@ -330,6 +368,7 @@ pub fn follow(state: &mut State, shared: &Arc<Shared>) {
     // The old job, replaced, is told to stop when dropped.
     state.review.job = Some(Job {
         key,
+        nodes,
         stop,
         progress,
     });
@@ -342,11 +381,13 @@ fn lock(progress: &Mutex<Progress>) -> std::sync::MutexGuard<'_, Progress> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Starts the thread that reviews `record` (the record of `main`), adding
-/// each mark to `progress` and nudging the page after each turn.
+/// Starts the thread that reviews `record` (the record of `main`) at
+/// `nodes` a turn, adding each mark to `progress` and nudging the page
+/// after each turn.
 fn start(
     record: GameRecord,
     main: &Game,
+    nodes: u64,
     shared: &Arc<Shared>,
     progress: &Arc<Mutex<Progress>>,
     stop: &Arc<AtomicBool>,
@@ -363,7 +404,7 @@ fn start(
             ..SearchOptions::default()
         },
         limits: SearchLimits {
-            nodes: Some(REVIEW_NODES),
+            nodes: Some(nodes),
             ..SearchLimits::default()
         },
         notation: Notation::Sdg,
@@ -425,7 +466,8 @@ pub fn reply(state: &State) -> Option<ReviewReply> {
                 .collect(),
         });
     Some(ReviewReply {
-        nodes: REVIEW_NODES,
+        nodes: state.review.nodes,
+        depths: &REVIEW_DEPTHS,
         progress,
         variation,
     })
@@ -496,6 +538,33 @@ fn restore(state: &mut State, ply: Option<usize>) {
     state.game_changed();
 }
 
+/// Undo while a variation is shown in Review: takes back the variation's
+/// last turn, the main line kept; when none of the variation is left, the
+/// main line is shown again at the branch. `None` when there is no
+/// variation (the ordinary undo applies).
+pub fn undo_in_variation(state: &mut State) -> Option<Result<(), String>> {
+    if state.mode != Mode::Review {
+        return None;
+    }
+    let branch = state.review.variation.as_ref()?.branch;
+    let length = state.game.turns().len();
+    if length > branch {
+        state.game.undo(1);
+        state.game_changed();
+        state.cursor = length - 1;
+    }
+    if state.game.turns().len() <= branch {
+        restore(state, Some(branch));
+        state.tell("took back the variation's turn: back to the game", false);
+    } else {
+        if let Some(variation) = state.review.variation.as_mut() {
+            variation.game_id = state.game_id;
+        }
+        state.tell("took back the variation's last turn", false);
+    }
+    Some(Ok(()))
+}
+
 /// `POST /api/review/drop`: drops the variation, the main line shown
 /// again as it was.
 pub fn drop_variation(shared: &Arc<Shared>, body: &str) -> Answer {
@@ -517,6 +586,35 @@ pub fn drop_variation(shared: &Arc<Shared>, body: &str) -> Answer {
         Ok(()) => Answer::json(&OkReply { ok: true }),
         Err(message) => Answer::error(400, &message),
     }
+}
+
+/// `POST /api/review/depth`: sets how hard the review looks, and reviews
+/// the main line again at that depth (in Review; elsewhere the next review
+/// uses it). A depth not offered is refused and changes nothing.
+pub fn set_depth(shared: &Arc<Shared>, body: &str) -> Answer {
+    let request: DepthRequest = match api::read(body) {
+        Ok(request) => request,
+        Err(message) => return Answer::error(400, &message),
+    };
+    if !REVIEW_DEPTHS.contains(&request.nodes) {
+        let offered: Vec<String> = REVIEW_DEPTHS.iter().map(u64::to_string).collect();
+        return Answer::error(
+            400,
+            &format!(
+                "expected a review depth of {} nodes a turn, not {}",
+                offered.join(", "),
+                request.nodes
+            ),
+        );
+    }
+    shared.update(|state| {
+        state.review.nodes = request.nodes;
+        state.tell(
+            format!("the review looks {} nodes a turn", request.nodes),
+            false,
+        );
+    });
+    Answer::json(&OkReply { ok: true })
 }
 
 /// `POST /api/load`: loads a record for review as the other commands do,

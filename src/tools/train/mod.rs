@@ -38,7 +38,11 @@
 //!    `--gate-games` are played. It becomes the best only if the SPRT
 //!    accepts that it is stronger, not merely no weaker. The searches are
 //!    deterministic at a node limit, so each batch searches an eighth of
-//!    `--gate-nodes` more than the last, and plays new games.
+//!    `--gate-nodes` more than the last, and plays new games. A batch is a
+//!    `supernova match` of engine processes loading the two network files;
+//!    its games are counted in number order and the SPRT is asked after
+//!    each one, so the verdict does not depend on which games finish
+//!    first (the games of a batch after the deciding one are not counted).
 //!
 //! # The value target
 //! A position's target mixes the game's result (weight `--result-weight`)
@@ -72,7 +76,15 @@
 //! and the game's number, so the slices' files are the one-machine
 //! generation's; copied into the run's directory, they are skipped as
 //! played, and the same command without the flag fits and gates there.
-//! `benches/scripts/ray_match.py selfplay` does this on a Ray cluster.
+//! The gate's batches can be played elsewhere too: with
+//! `--external-gate`, a batch whose results are missing is written down as
+//! the `supernova match` arguments that play it (`gen-NNN/gate-BB.args`,
+//! with `--games-list` when some of its games are in), and the run stops;
+//! started again once results files are in `gen-NNN/gate-BB/` (or in
+//! folders below it), it counts them and decides, or asks for the rest.
+//! The statistics and the decision stay here, and a node-limited game is
+//! the same wherever it is played, so the verdict is the one-machine one.
+//! `benches/scripts/ray_match.py selfplay` does both on a Ray cluster.
 //!
 //! # Files
 //! Everything lives in one directory, and every step writes its result
@@ -82,6 +94,9 @@
 //!   below);
 //! - `gen-NNN/candidate.net`: the fitted network (the text format of
 //!   [`network`](crate::search::network));
+//! - `gen-NNN/gate-BB/`: the results files of the gate's batch BB (from
+//!   01), one a game (`game-NNNN.result`, as `supernova match --results`
+//!   writes them);
 //! - `gen-NNN/gate.txt`: the gate's verdict and figures, one line;
 //! - `best.net`: the best network so far; `ladder.txt`: one line a
 //!   generation (verdict, score, Elo and its interval, time).
@@ -159,7 +174,7 @@ use crate::search::{SearchOptions, Tunables, ValueNetwork};
 pub use accuracy::{value_accuracy, Accuracy};
 use fit::fit;
 pub use fit::FitReport;
-use gate::gate;
+use gate::{gate, GateOutcome};
 use samples::{discount_results, load_samples, record_samples};
 use self_play::self_play;
 
@@ -209,6 +224,11 @@ pub struct TrainConfig {
     /// of generation `generations`, and stop: a slice of a generation for
     /// another machine, whose files the fitting machine collects.
     pub self_play_files: Option<Vec<usize>>,
+    /// Leave the gate's batches to another program (a cluster driver):
+    /// a batch whose results are missing is written down as the
+    /// `supernova match` arguments that play it, and the run stops until
+    /// they are in (see "On several machines").
+    pub external_gate: bool,
 }
 
 /// Whether a real game is kept out of training, so that
@@ -239,6 +259,7 @@ impl Default for TrainConfig {
             records: Vec::new(),
             record_rules: Rules::SDG,
             self_play_files: None,
+            external_gate: false,
         }
     }
 }
@@ -297,8 +318,20 @@ pub fn train(config: &TrainConfig, out: &mut dyn Write) -> Result<(), String> {
             write_atomically(&candidate_file, &network.write())?;
             network
         };
-        let candidate = Arc::new(candidate);
-        let (tally, verdict) = pool.install(|| gate(config, generation, &candidate, best.clone()));
+        let (tally, verdict) = match gate(config, generation, pool.current_num_threads(), out)? {
+            GateOutcome::Decided(tally, verdict) => (tally, verdict),
+            GateOutcome::Wanted(arguments, results) => {
+                say(
+                    out,
+                    format!(
+                        "gen {generation}: gate batch wanted: play supernova match with the arguments of {} (one a line) into {}, then run this again",
+                        arguments.to_string_lossy(),
+                        results.to_string_lossy()
+                    ),
+                )?;
+                return Ok(());
+            }
+        };
         let accepted = verdict == SprtVerdict::H1;
         let (elo, low, high) = tally.elo_interval();
         let line = format!(

@@ -24,8 +24,10 @@
 //!   as soon as its version passes `V`.
 //! - `POST /api/multi/new`: `{"seats": ["person", "engine1", "engine2",
 //!   ...], "victory": "last"|"sinister"|"good-evil", "nodes": N,
-//!   "movetime": MS, "seed": S}` (3 to 6 seats; engine 1 and 2 are the
-//!   GUI's `--engine` commands; one limit at most, default 1000 nodes).
+//!   "movetime": MS, "margin": MS, "seed": S}` (3 to 6 seats; engine 1
+//!   and 2 are the GUI's `--engine` commands; one limit at most, default
+//!   1000 nodes; `margin`, default 60,000 ms, is the grace past the
+//!   limit before an engine that has not answered is dropped).
 //! - `POST /api/multi/choices`: `{"actions": [tokens]}`, the legal next
 //!   actions for the person to move.
 //! - `POST /api/multi/turn`: `{"turn": text}` in any form `multi-play`
@@ -36,6 +38,15 @@
 //!   before turn N (0-based).
 //! - `GET /api/multi/record`: the game as SDG (refused while a person
 //!   plays Good versus Evil, since the record names the Evil seats).
+//!
+//! # Engines that stop answering
+//! An engine seat whose process exits, or that sends no `bestmove` within
+//! the `movetime` plus the margin (the margin alone under a node limit),
+//! is dropped: the seat resigns, its process is stopped, the message
+//! names it ("engine2_E stopped answering (no bestmove within 2.0 s) and
+//! resigns"), the seat list keeps the reason (`dropped`), and the others
+//! play on — the game stops only when the rules say it is over. A
+//! watchdog thread per game ([`watch_answers`]) looks every 100 ms.
 //!
 //! Every command is read in full before the table is touched: bad JSON, a
 //! seat count outside 3 to 6, a malformed or illegal turn, a record that
@@ -123,6 +134,7 @@ struct NewRequest {
     victory: Option<String>,
     nodes: Option<u64>,
     movetime: Option<u64>,
+    margin: Option<u64>,
     seed: Option<u64>,
 }
 
@@ -260,6 +272,11 @@ fn new_game(shared: &Arc<MultiShared>, request: &NewRequest) -> Result<(), Strin
         (None, None) => TurnLimit::Nodes(1000),
         _ => return Err("nodes: 1 to 10,000,000; movetime: 1 to 600,000 ms".to_string()),
     };
+    let margin = match request.margin {
+        None => table::DEFAULT_MARGIN,
+        Some(margin @ 1..=3_600_000) => Duration::from_millis(margin),
+        Some(_) => return Err("margin: 1 to 3,600,000 ms".to_string()),
+    };
     let seed = request.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -267,8 +284,9 @@ fn new_game(shared: &Arc<MultiShared>, request: &NewRequest) -> Result<(), Strin
     });
     let weak = Arc::downgrade(shared);
     shared.update(|table| {
-        table.set_up(&kinds, victory, limit, seed)?;
+        table.set_up(&kinds, victory, (limit, margin), seed)?;
         let game_id = table.game_id;
+        watch_answers(weak.clone(), game_id);
         for seat in 0..kinds.len() as Seat {
             if table.seats[seat as usize].kind == SeatKind::Person {
                 continue;
@@ -293,6 +311,36 @@ fn new_game(shared: &Arc<MultiShared>, request: &NewRequest) -> Result<(), Strin
         }
         Ok(())
     })
+}
+
+/// How often the watchdog looks for engines that stopped answering.
+const WATCH_INTERVAL: Duration = Duration::from_millis(100);
+
+/// Starts the watchdog of game `game_id`: a thread that drops the engine
+/// seats that stopped answering ([`Table::drop_silent`]) and ends with the
+/// game (a new game, a loaded record, the end of the game or of the GUI).
+fn watch_answers(shared: Weak<MultiShared>, game_id: u64) {
+    let watch = move || loop {
+        std::thread::sleep(WATCH_INTERVAL);
+        let Some(shared) = shared.upgrade() else {
+            return;
+        };
+        let mut table = shared.lock();
+        if table.game_id != game_id || table.mode != TableMode::Game || table.finished() {
+            return;
+        }
+        if table.drop_silent(std::time::Instant::now()) {
+            table.drive();
+            table.version += 1;
+            drop(table);
+            shared.changed.notify_all();
+        }
+    };
+    // Without the thread the page still works; only a hung engine is not
+    // dropped.
+    let _ = std::thread::Builder::new()
+        .name("gui-multi-watchdog".to_string())
+        .spawn(watch);
 }
 
 /// The callback of an engine process: its lines go to the table, for this
@@ -374,7 +422,8 @@ fn load(shared: &Arc<MultiShared>, text: &str) -> Result<(), String> {
     shared.update(|table| {
         let kinds = vec![SeatKind::Person; names.len()];
         let victory = record.victory()?;
-        table.set_up(&kinds, Victory::LastManStanding, table.limit, 0)?;
+        let limits = (table.limit, table.margin);
+        table.set_up(&kinds, Victory::LastManStanding, limits, 0)?;
         table.mode = TableMode::Review;
         for (seat, name) in names.iter().enumerate() {
             table.seats[seat].name = name.clone();

@@ -11,6 +11,16 @@
 //! dropped. An engine that exits, answers `bestmove (none)` or plays an
 //! illegal turn resigns its seat, as in a multi-player match, and the
 //! others play on.
+//!
+//! An engine that stops answering is dropped the same way, so that it
+//! never hangs the page: a search not answered within the table's answer
+//! time ([`Table::answer_time`]: the `movetime` plus the margin, or the
+//! margin alone under a node limit) makes [`Table::drop_silent`] resign
+//! the seat, stop its process and say so ("engine1_E stopped answering
+//! ..."); the seat's reason stays on the page. A page's watchdog thread
+//! calls it while the game goes on.
+
+use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
@@ -33,6 +43,12 @@ use crate::tools::multi_match::deal_evil;
 /// still ends.
 pub const MAX_TURNS: usize = 600;
 
+/// The default grace past the limit before a silent engine is dropped:
+/// long enough for a node-limited search of a million playouts on a
+/// loaded machine, short enough that a hung engine is seen within a
+/// minute.
+pub const DEFAULT_MARGIN: Duration = Duration::from_secs(60);
+
 /// Who plays a seat.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SeatKind {
@@ -52,6 +68,11 @@ pub struct TableSeat {
     link: Option<EngineLink>,
     /// The turn number (index into the turns) the engine is searching.
     pub searching: Option<usize>,
+    /// When that search was asked for, for the watchdog.
+    asked: Option<Instant>,
+    /// Why an engine seat was dropped (it exited, stopped answering or
+    /// played an illegal turn), for the page.
+    pub dropped: Option<String>,
 }
 
 /// What the table is used for.
@@ -123,6 +144,8 @@ pub struct Table {
     pub shown: Option<usize>,
     /// The engines' limit.
     pub limit: TurnLimit,
+    /// The grace past the limit before a silent engine is dropped.
+    pub margin: Duration,
     /// The last message for the person.
     pub message: String,
     /// Whether the message is an error.
@@ -151,6 +174,7 @@ impl Table {
             turns: Vec::new(),
             shown: None,
             limit: TurnLimit::Nodes(1000),
+            margin: DEFAULT_MARGIN,
             message: "choose the seats and start a game".to_string(),
             error: false,
             loaded: None,
@@ -188,7 +212,7 @@ impl Table {
         &mut self,
         kinds: &[SeatKind],
         victory: Victory,
-        limit: TurnLimit,
+        (limit, margin): (TurnLimit, Duration),
         seed: u64,
     ) -> Result<(), String> {
         let count = kinds.len();
@@ -240,6 +264,8 @@ impl Table {
                 name,
                 link: None,
                 searching: None,
+                asked: None,
+                dropped: None,
             });
         }
         self.seats = seats;
@@ -248,6 +274,7 @@ impl Table {
         self.turns.clear();
         self.shown = None;
         self.limit = limit;
+        self.margin = margin;
         self.mode = TableMode::Game;
         self.loaded = None;
         self.game_id += 1;
@@ -301,9 +328,50 @@ impl Table {
             .send(&format!("position pos {view}"))
             .and_then(|()| link.send(&go));
         match sent {
-            Ok(()) => seat.searching = Some(ply),
+            Ok(()) => {
+                seat.searching = Some(ply);
+                seat.asked = Some(Instant::now());
+            }
             Err(error) => self.forfeit(mover, &error),
         }
+    }
+
+    /// How long an engine may take to answer a `go`: the limit's time
+    /// plus the margin.
+    pub fn answer_time(&self) -> Duration {
+        match self.limit {
+            TurnLimit::Nodes(_) => self.margin,
+            TurnLimit::Movetime(milliseconds) => Duration::from_millis(milliseconds) + self.margin,
+        }
+    }
+
+    /// Drops every engine seat whose search of the turn now has gone
+    /// unanswered past [`Table::answer_time`] at `now`: the seat resigns,
+    /// its process is stopped, and the others play on. Whether a seat was
+    /// dropped.
+    pub fn drop_silent(&mut self, now: Instant) -> bool {
+        if self.mode != TableMode::Game || self.finished() {
+            return false;
+        }
+        let allowed = self.answer_time();
+        let ply = self.turns.len();
+        let silent: Vec<Seat> = (0..self.seats.len() as Seat)
+            .filter(|&seat| {
+                let seat = &self.seats[seat as usize];
+                seat.searching == Some(ply)
+                    && seat
+                        .asked
+                        .is_some_and(|asked| now.duration_since(asked) > allowed)
+            })
+            .collect();
+        for &seat in &silent {
+            let why = format!(
+                "stopped answering (no bestmove within {:.1} s)",
+                allowed.as_secs_f64()
+            );
+            self.forfeit(seat, &why);
+        }
+        !silent.is_empty()
     }
 
     /// An event from the engine of `seat` in game `game_id`.
@@ -319,6 +387,7 @@ impl Table {
         match event {
             EngineEvent::Reply(Reply::BestMove { turn, .. }) if waited == Some(ply) => {
                 self.seats[seat as usize].searching = None;
+                self.seats[seat as usize].asked = None;
                 if self.board.position.side_to_move() != seat || self.finished() {
                     return;
                 }
@@ -336,8 +405,13 @@ impl Table {
             }
             // A process stopped on purpose has no link any more.
             EngineEvent::Exited if self.seats[seat as usize].link.is_some() => {
+                let status = self.seats[seat as usize]
+                    .link
+                    .as_mut()
+                    .map(EngineLink::exit_status)
+                    .unwrap_or_default();
                 self.seats[seat as usize].link = None;
-                self.forfeit(seat, "exited");
+                self.forfeit(seat, &format!("stopped answering (exited: {status})"));
             }
             _ => {}
         }
@@ -404,6 +478,10 @@ impl Table {
         };
         table_seat.link = None;
         table_seat.searching = None;
+        table_seat.asked = None;
+        if table_seat.kind != SeatKind::Person {
+            table_seat.dropped = Some(why.to_string());
+        }
         let name = table_seat.name.clone();
         match self.board.position.resign(seat) {
             Ok(_) => {

@@ -16,7 +16,8 @@ use serde::Serialize;
 use super::table::{SeatKind, Table, TableMode, MAX_TURNS};
 use crate::notation::multi::{format_action, seat_mark, MultiBoard, StepText};
 use crate::notation::turn::Style;
-use crate::rules::multi::{MultiActionList, MultiOutcome, Seat, Victory};
+use crate::rules::multi::{MultiAction, MultiActionList, MultiOutcome, Seat, Victory};
+use crate::rules::Action;
 use crate::tools::match_runner::multi::engine_view;
 
 /// One seat as the page shows it.
@@ -43,6 +44,9 @@ pub struct SeatReply {
     pub alignment: Option<&'static str>,
     /// Whether an engine is thinking for it now.
     pub thinking: bool,
+    /// Why its engine was dropped (it exited, stopped answering or played
+    /// an illegal turn); `null` otherwise.
+    pub dropped: Option<String>,
 }
 
 /// One system on the board.
@@ -168,6 +172,7 @@ impl MultiStateReply {
                         }
                     }),
                     thinking: seat.searching.is_some(),
+                    dropped: seat.dropped.clone(),
                 }
             })
             .collect();
@@ -183,14 +188,7 @@ impl MultiStateReply {
             victory: position.victory().word(),
             seats,
             systems: systems(board),
-            bank: position
-                .bank()
-                .types()
-                .map(|piece| {
-                    let count = crate::rules::legality::PieceCounts::count(position.bank(), piece);
-                    (piece.to_string(), count)
-                })
-                .collect(),
+            bank: bank(board),
             to_move: mover as usize,
             setup: !position.created().contains(mover),
             your_turn: live
@@ -241,6 +239,19 @@ fn result(table: &Table) -> Option<String> {
     }
 }
 
+/// The bank of `board`: each piece with the count left.
+fn bank(board: &MultiBoard) -> Vec<(String, u32)> {
+    let position = &board.position;
+    position
+        .bank()
+        .types()
+        .map(|piece| {
+            let count = crate::rules::legality::PieceCounts::count(position.bank(), piece);
+            (piece.to_string(), count)
+        })
+        .collect()
+}
+
 /// The systems of `board`, homes first in seat order.
 fn systems(board: &MultiBoard) -> Vec<SystemReply> {
     let position = &board.position;
@@ -279,6 +290,9 @@ pub struct ChoiceReply {
     pub token: String,
     /// In SDG words, for the button.
     pub text: String,
+    /// The click sequences on the board that choose it (see
+    /// [`click_paths`]).
+    pub paths: Vec<Vec<String>>,
 }
 
 /// `POST /api/multi/choices`' answer: what may follow the actions so far.
@@ -292,6 +306,11 @@ pub struct ChoicesReply {
     pub can_end: bool,
     /// Whether this is the mover's setup turn.
     pub setup: bool,
+    /// The systems after the actions so far, as the state sends them, so
+    /// that the board shows the turn being built.
+    pub systems: Vec<SystemReply>,
+    /// The bank after the actions so far.
+    pub bank: Vec<(String, u32)>,
 }
 
 /// The choices after `actions` (tokens) on the board now, for the person
@@ -328,17 +347,63 @@ pub fn choices(table: &Table, actions: &[String]) -> Result<ChoicesReply, String
             .iter()
             .filter(|action| {
                 // A pass is its own button on the page.
-                !matches!(
-                    action,
-                    crate::rules::multi::MultiAction::Plain(crate::rules::Action::Pass)
-                )
+                !matches!(action, MultiAction::Plain(Action::Pass))
             })
             .map(|&action| ChoiceReply {
                 token: format_action(&working, action, None, Style::Token),
                 text: format_action(&working, action, None, Style::Sdg),
+                paths: click_paths(&working, action),
             })
             .collect(),
         can_end,
         setup,
+        systems: systems(&working),
+        bank: bank(&working),
     })
+}
+
+/// The sequences of clicks on the page that choose `action`, as on the
+/// two-player page. Keys name what is clicked: `ship:<system>:<owner
+/// seat>:<piece>`, `sys:<system>`, `bank:<piece>`, `bankzone` (the bank's
+/// background, where a sacrificed ship goes) and `cat:<system>:<colour
+/// letter>` (a catastrophe badge). Build: the bank piece, then the system.
+/// Trade and discovery: the ship, then the bank piece. Move: the ship,
+/// then the system. Capture: the ship taken (its owner is in the key, so
+/// every fleet is told apart). Sacrifice: the ship, then the bank. A home
+/// is made with the home chooser, not by clicks.
+pub fn click_paths(board: &MultiBoard, action: MultiAction) -> Vec<Vec<String>> {
+    let name = |slot| board.name(slot).to_string();
+    let mover = board.position.side_to_move();
+    let ship = |slot, owner: Seat, piece| format!("ship:{}:{owner}:{piece}", name(slot));
+    let bank = |piece| format!("bank:{piece}");
+    let path = match action {
+        MultiAction::Capture {
+            system,
+            ship: piece,
+            owner,
+        } => vec![ship(system, owner, piece)],
+        MultiAction::Plain(plain) => match plain {
+            Action::Build { system, piece } => vec![bank(piece), format!("sys:{}", name(system))],
+            Action::Trade { system, from, to } => vec![ship(system, mover, from), bank(to)],
+            Action::Move {
+                from,
+                to,
+                ship: piece,
+            } => vec![ship(from, mover, piece), format!("sys:{}", name(to))],
+            Action::Discover {
+                from,
+                ship: piece,
+                star,
+            } => vec![ship(from, mover, piece), bank(star)],
+            Action::Sacrifice {
+                system,
+                ship: piece,
+            } => vec![ship(system, mover, piece), "bankzone".to_string()],
+            Action::Catastrophe { system, colour } => {
+                vec![format!("cat:{}:{}", name(system), colour.letter())]
+            }
+            Action::Homeworld { .. } | Action::Capture { .. } | Action::Pass => return Vec::new(),
+        },
+    };
+    vec![path]
 }
