@@ -30,7 +30,7 @@
 //! It is off by default (`shot_guard` 0). With it at 2 the engine avoids
 //! 73 of the 77 one-turn shots of `positions/tactics/one_turn_shots.txt` at
 //! 3,000 nodes (the tree alone 47), but against the engine without it, it
-//! played even at 20 ms a turn and at 3,000 nodes and lost at 50 ms
+//! played even at 20 ms a turn and scored worse at 50 ms and at 3,000 nodes
 //! (benches/README.md, "One-turn shots" and "Playing strength"). Two
 //! reasons are likely, neither measured apart: a candidate it moves to
 //! often has few visits, so the tree's value for it says little, and the
