@@ -346,17 +346,10 @@ fn is_safe(turn: &[Action], position: &Position, rules: &Rules, solver: &mut Sol
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::{Colour, Piece, PieceSet, Player, System, TurnState};
+    use crate::rules::{Colour, Piece};
+    use crate::search::testing::position;
     use crate::search::{Candidate, SearchLimits, Searcher};
     use std::sync::atomic::AtomicBool;
-
-    fn pieces(text: &str) -> PieceSet {
-        let mut set = PieceSet::EMPTY;
-        for pair in text.as_bytes().chunks(2) {
-            set.add(Piece::parse(std::str::from_utf8(pair).unwrap()).unwrap());
-        }
-        set
-    }
 
     /// A middle game (cli rules) where player 0, to move, has R3, B3 and
     /// Y2 at a system next to player 1's home, whose R3 there would
@@ -370,19 +363,7 @@ mod tests {
             ("g2", "r1r3y2b1b2b3", ""),
             ("g3", "r2y3", ""),
         ];
-        let system = |&(stars, first, second): &(&str, &str, &str)| System {
-            stars: pieces(stars),
-            ships: [pieces(first), pieces(second)],
-        };
-        let others: Vec<System> = systems[2..].iter().map(system).collect();
-        Position::from_parts(
-            [Some(system(&systems[0])), Some(system(&systems[1]))],
-            [true, true],
-            &others,
-            Player::from_index(0).unwrap(),
-            TurnState::Start,
-        )
-        .unwrap()
+        position(&systems, 0)
     }
 
     #[test]

@@ -96,7 +96,7 @@ mod shot_guard;
 mod shots;
 mod solver;
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 mod threats;
 mod time;
 mod tree;
