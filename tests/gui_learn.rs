@@ -178,16 +178,22 @@ fn red_alert(browser: &Browser, port: u16) {
         "return !document.getElementById('red-alert-dialog').hidden && document.getElementById('alert-text').textContent.includes('after this turn the opponent wins at once') ? 'yes' : 'no'",
     );
     browser.screenshot("learn-03-red-alert-question");
+    let state = take_back_the_alert(browser, port);
+    assert_eq!(state["length"], 0, "the pass was played: {state}");
+    assert_eq!(state["handicaps"], "Red Alert", "{state}");
+    browser.screenshot("learn-04-red-alert-taken-back");
+}
+
+/// Answers the Red Alert question with "take it back" and returns the
+/// state once the person's turn is offered again.
+fn take_back_the_alert(browser: &Browser, port: u16) -> serde_json::Value {
     browser.click("#alert-back");
     browser.wait_for(
         "the question to close",
         "return document.getElementById('red-alert-dialog').hidden ? 'yes' : 'no'",
     );
     std::thread::sleep(Duration::from_millis(300));
-    let state = state_when(port, "the position", |state| state["yourTurn"] == true);
-    assert_eq!(state["length"], 0, "the pass was played: {state}");
-    assert_eq!(state["handicaps"], "Red Alert", "{state}");
-    browser.screenshot("learn-04-red-alert-taken-back");
+    state_when(port, "the position", |state| state["yourTurn"] == true)
 }
 
 /// The stronger Red Alert: before a turn that leaves a one-turn material
@@ -211,13 +217,7 @@ fn material_shot(browser: &Browser, port: u16) {
         browser.script("return document.getElementById('alert-text').textContent"),
         "Red Alert: after this turn the opponent can take material: Sacrifice Y2 shots; Move Y1 shots Lebling; Move Y1 Lebling Delos; Catastrophe Delos Yellow would destroy your Y3, Y2 and Y2. End the turn anyway?"
     );
-    browser.click("#alert-back");
-    browser.wait_for(
-        "the question to close",
-        "return document.getElementById('red-alert-dialog').hidden ? 'yes' : 'no'",
-    );
-    std::thread::sleep(Duration::from_millis(300));
-    let state = state_when(port, "the position", |state| state["yourTurn"] == true);
+    let state = take_back_the_alert(browser, port);
     assert_eq!(state["length"], 0, "the build was played: {state}");
     assert_eq!(state["handicaps"], "Red Alert 2", "{state}");
 }

@@ -401,10 +401,7 @@ fn new_game_with_a_home(browser: &Browser) {
         "document.getElementById('home-star1').value = 'r1'; document.getElementById('home-star2').value = 'b2'; document.getElementById('home-ship').value = 'g3'; return 'set'",
     );
     browser.click("#create-home");
-    browser.wait_for(
-        "the engines' setup turns",
-        "return Number(document.getElementById('status').dataset.turns) == 4 && document.getElementById('status').textContent.includes('your turn') ? 'yes' : 'no'",
-    );
+    your_turn_after(browser, 4);
     browser.wait_for(
         "the choices after the homes",
         "return document.getElementById('choices').dataset.turn == '4' ? 'yes' : 'no'",
@@ -602,10 +599,7 @@ fn play_by_clicks(browser: &Browser, keys: &[&str], turns: usize) {
         "return !document.getElementById('end-turn').disabled && document.getElementById('pending').textContent != '' ? 'yes' : 'no'",
     );
     browser.click("#end-turn");
-    browser.wait_for(
-        &format!("the engines' answers to turn {turns}"),
-        &format!("return Number(document.getElementById('status').dataset.turns) == {turns} && document.getElementById('status').textContent.includes('your turn') ? 'yes' : 'no'"),
-    );
+    your_turn_after(browser, turns);
 }
 
 #[test]
@@ -825,5 +819,13 @@ fn an_engine_that_stops_answering_is_dropped_and_the_game_goes_on() {
         7,
         "{}",
         back["turns"]
+    );
+}
+
+/// Waits until `turns` turns are played and the person is to move again.
+fn your_turn_after(browser: &Browser, turns: usize) {
+    browser.wait_for(
+        &format!("the engines' answers to turn {turns}"),
+        &format!("return Number(document.getElementById('status').dataset.turns) == {turns} && document.getElementById('status').textContent.includes('your turn') ? 'yes' : 'no'"),
     );
 }
