@@ -116,6 +116,7 @@ fn the_shot_guard_avoids_the_one_turn_shots_at_a_node_limit() {
 /// thread. Timed, so it reports and asserts nothing:
 /// `SUPERNOVA_SHOTS_MOVETIME=20 cargo test --release --test one_turn_shots -- --ignored --nocapture at_a_movetime`.
 /// `SUPERNOVA_SHOTS_OPTIONS="NAME=VALUE;..."` sets tunables first (`shot_guard=2` turns the shot guard on).
+/// `SUPERNOVA_SHOTS_NODES=N` searches N nodes a turn instead, to compare settings reproducibly.
 #[test]
 #[ignore]
 fn one_turn_shots_at_a_movetime() {
@@ -123,6 +124,9 @@ fn one_turn_shots_at_a_movetime() {
         .ok()
         .and_then(|text| text.parse().ok())
         .unwrap_or(50);
+    let nodes: Option<u64> = std::env::var("SUPERNOVA_SHOTS_NODES")
+        .ok()
+        .and_then(|text| text.parse().ok());
     let rules = Rules::STANDARD;
     let shots = suite();
     let stop = AtomicBool::new(false);
@@ -140,9 +144,12 @@ fn one_turn_shots_at_a_movetime() {
         }
         let mut searcher = Searcher::new(options);
         let root = &shot.board.position;
-        let limits = SearchLimits {
-            movetime: Some(std::time::Duration::from_millis(movetime)),
-            ..SearchLimits::default()
+        let limits = match nodes {
+            Some(nodes) => SearchLimits::nodes(nodes),
+            None => SearchLimits {
+                movetime: Some(std::time::Duration::from_millis(movetime)),
+                ..SearchLimits::default()
+            },
         };
         let result = searcher.search(root, &[], &limits, &stop, |_| {});
         let swing = played(root, &rules, &result.best_turn)
@@ -151,8 +158,9 @@ fn one_turn_shots_at_a_movetime() {
             avoided += 1;
         }
     }
+    let limit = nodes.map_or(format!("{movetime} ms"), |nodes| format!("{nodes} nodes"));
     println!(
-        "one-turn shots: {avoided} of {} avoided at {movetime} ms",
+        "one-turn shots: {avoided} of {} avoided at {limit} ({settings})",
         shots.len()
     );
 }

@@ -77,6 +77,10 @@ impl Guard<'_> {
             return None;
         }
         let first_value = self.value_after_shot(first, least, solver)??;
+        if first_value >= first.value - self.tunables[Tunable::ShotGuardMargin] {
+            return None;
+        }
+        let least_visits = first.visits as f32 * self.tunables[Tunable::ShotGuardVisits];
         let most = self.tunables[Tunable::ShotGuardCandidates] as usize;
         let mut best: (f32, Option<&TreeTurn>) = (first_value.min(first.value), None);
         let mut weighed = vec![&first.actions];
@@ -89,6 +93,7 @@ impl Guard<'_> {
             }
             weighed.push(&turn.actions);
             if turn.value <= best.0
+                || (turn.visits as f32) < least_visits
                 || !is_safe(&turn.actions, self.position, self.rules, self.check, solver)
             {
                 continue;

@@ -119,6 +119,8 @@ tunables! {
     ShotGuard = ("shot_guard", 0.0, 0.0, 100.0, "the root checks every reply to its chosen turn, and where the worst takes at least this much material net (small 1, medium 2.5, large 5.5) weighs its candidates by the value after their worst reply (shot_guard.rs; 2 avoids most one-turn shots, but it did not win matches); 0 is off"),
     ShotGuardShare = ("shot_guard_share", 0.15, 0.0, 0.5, "on the clock, the share of the planned time kept from the tree for the shot guard"),
     ShotGuardCandidates = ("shot_guard_candidates", 6.0, 1.0, 16.0, "the most candidate turns the shot guard checks"),
+    ShotGuardMargin = ("shot_guard_margin", 0.0, 0.0, 2.0, "the shot guard acts only where the value after the worst reply to the tree's turn is below the tree's own value for it by more than this: a smaller gap means the tree already weighed the shot"),
+    ShotGuardVisits = ("shot_guard_visits", 0.0, 0.0, 1.0, "the shot guard moves only to a candidate with at least this share of the tree's turn's visits, whose tree value means something"),
     SmartPruning = ("smart_pruning", 1.33, 0.0, 10.0, "clock games: stop when the best cannot be overtaken; 0 disables"),
 }
 
