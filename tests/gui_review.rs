@@ -13,41 +13,44 @@
 //! skipped with a message, unless CI=true, where it fails; without
 //! ../shared/sdg the tests that need its record are skipped.
 
+mod common;
 mod gui_support;
 
 use std::path::PathBuf;
 
 use gui_support::browser::{browser_tools, start_browser, Browser};
-use gui_support::{http, parse, start_gui, state_when};
+use gui_support::{post_json as post, start_gui, state_when};
 use serde_json::{json, Value};
 
-/// The SDG record with the known blunders, if the shared records are here.
+/// The SDG record with the known blunders, if the shared records are here
+/// (skipped visibly without them, an error under CI).
 fn record_608() -> Option<PathBuf> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/sdg/608.raw");
-    let in_ci = std::env::var("CI").is_ok_and(|value| value == "true");
-    match path.canonicalize() {
-        Ok(path) => Some(path),
-        Err(_) => {
-            assert!(!in_ci, "CI=true but ../shared/sdg/608.raw is missing");
-            eprintln!("skipping: ../shared/sdg/608.raw is missing");
-            None
-        }
-    }
+    let path = common::shared("sdg/608.raw", "gui_review")?;
+    Some(path.canonicalize().unwrap())
 }
 
 /// A record with a one-turn Timewarp for player 0 and a Brain Transference
 /// swap after turn 4, as the GUI saves them.
 const HANDICAP_RECORD: &str = include_str!("records/handicaps.sdg");
 
-/// Posts a command; its status and answer.
-fn post(port: u16, path: &str, request: &Value) -> (u16, Value) {
-    let (status, body) = http(port, "POST", path, &request.to_string()).unwrap();
-    (status, parse(&body))
-}
-
 /// The state once the review of the shown game is done.
 fn reviewed(port: u16) -> Value {
     state_when(port, "the review", |state| state["review"]["done"] == true)
+}
+
+/// Loads `record` for review (the load must succeed); the state once its
+/// review is done.
+fn load_and_review(port: u16, record: &str) -> Value {
+    let (status, body) = post(port, "/api/load", &json!({ "record": record }));
+    assert_eq!(status, 200, "{body}");
+    reviewed(port)
+}
+
+/// The state once no variation is shown: the game's main line.
+fn main_line(port: u16, what: &str) -> Value {
+    state_when(port, what, |state| {
+        state["review"]["variation"] == Value::Null
+    })
 }
 
 /// The marks' (record turn number, kind) pairs.
@@ -67,8 +70,12 @@ fn marks(state: &Value) -> Vec<(u64, String)> {
 
 /// The turns of the state, in SDG form.
 fn turns(state: &Value) -> Vec<String> {
-    state["turns"]
-        .as_array()
+    sdg_turns(&state["turns"])
+}
+
+/// A list of turns of the state's JSON, in SDG form.
+fn sdg_turns(list: &Value) -> Vec<String> {
+    list.as_array()
         .unwrap()
         .iter()
         .map(|turn| turn["sdg"].as_str().unwrap().to_string())
@@ -80,9 +87,7 @@ fn the_review_marks_the_blunders_and_keeps_the_main_line_under_a_variation() {
     let Some(record) = record_608() else { return };
     let text = std::fs::read_to_string(record).unwrap();
     let (_gui, _, port) = start_gui(&[]);
-    let (status, body) = post(port, "/api/load", &json!({ "record": text }));
-    assert_eq!(status, 200, "{body}");
-    let state = reviewed(port);
+    let state = load_and_review(port, &text);
     let found = marks(&state);
     // annotate's exact blunders: turn 30 walks into a loss, turn 31 misses
     // the win in one; turn 49 walks into a loss too.
@@ -117,13 +122,7 @@ fn the_review_marks_the_blunders_and_keeps_the_main_line_under_a_variation() {
     });
     assert_eq!(state["length"], 11);
     assert_eq!(state["review"]["variation"]["branch"], 10);
-    let kept: Vec<String> = state["review"]["variation"]["main"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|turn| turn["sdg"].as_str().unwrap().to_string())
-        .collect();
-    assert_eq!(kept, main);
+    assert_eq!(sdg_turns(&state["review"]["variation"]["main"]), main);
     // The main line's review is kept: it is not reviewed again.
     assert_eq!(marks(&state), found);
     // An illegal turn changes nothing.
@@ -135,9 +134,7 @@ fn the_review_marks_the_blunders_and_keeps_the_main_line_under_a_variation() {
     // Dropped, the main line is back as it was, at the branch.
     let (status, _) = post(port, "/api/review/drop", &json!({}));
     assert_eq!(status, 200);
-    let state = state_when(port, "the main line", |state| {
-        state["review"]["variation"] == Value::Null
-    });
+    let state = main_line(port, "the main line");
     assert_eq!(turns(&state), main);
     assert_eq!(state["ply"], 10);
     assert_eq!(marks(&state), found);
@@ -152,9 +149,7 @@ fn the_review_marks_the_blunders_and_keeps_the_main_line_under_a_variation() {
 #[test]
 fn a_record_shows_its_handicap_turns_and_a_new_load_replaces_the_review() {
     let (_gui, _, port) = start_gui(&[]);
-    let (status, body) = post(port, "/api/load", &json!({ "record": HANDICAP_RECORD }));
-    assert_eq!(status, 200, "{body}");
-    let state = reviewed(port);
+    let state = load_and_review(port, HANDICAP_RECORD);
     let events: Vec<(u64, &str)> = state["review"]["events"]
         .as_array()
         .unwrap()
@@ -192,9 +187,7 @@ fn a_record_shows_its_handicap_turns_and_a_new_load_replaces_the_review() {
 #[test]
 fn the_review_looks_as_hard_as_chosen_among_the_offered_depths() {
     let (_gui, _, port) = start_gui(&[]);
-    let (status, body) = post(port, "/api/load", &json!({ "record": HANDICAP_RECORD }));
-    assert_eq!(status, 200, "{body}");
-    let state = reviewed(port);
+    let state = load_and_review(port, HANDICAP_RECORD);
     assert_eq!(state["review"]["nodes"], 2000, "{state}");
     assert_eq!(
         state["review"]["depths"],
@@ -229,9 +222,10 @@ fn the_review_looks_as_hard_as_chosen_among_the_offered_depths() {
         state["message"], "the review looks 500 nodes a turn",
         "{state}"
     );
-    let (status, body) = post(port, "/api/load", &json!({ "record": HANDICAP_RECORD }));
-    assert_eq!(status, 200, "{body}");
-    assert_eq!(reviewed(port)["review"]["nodes"], 500);
+    assert_eq!(
+        load_and_review(port, HANDICAP_RECORD)["review"]["nodes"],
+        500
+    );
 }
 
 #[test]
@@ -242,16 +236,9 @@ fn the_page_marks_the_blunders_and_plays_and_drops_a_variation() {
     let Some(record) = record_608() else { return };
     let (_gui, address, port) = start_gui(&[]);
     let (_driver, browser) = start_browser(&chromium, &chromedriver);
-    browser.open(&address);
-    browser.wait_for(
-        "the first state",
-        "return document.getElementById('status').textContent ? 'yes' : 'no'",
-    );
+    browser.open_page(&address);
     browser.upload("#record-file", &record);
-    browser.wait_for(
-        "the review to finish",
-        "const box = document.getElementById('review-status'); return box && box.dataset.done === 'true' ? 'yes' : 'no'",
-    );
+    wait_until(&browser, "the review to finish", &[REVIEW_DONE]);
     // The marks on the graph and in the list.
     let kinds = browser.script(
         "return [...document.querySelectorAll('#graph .graph-mark')].map(m => m.dataset.ply + ':' + m.dataset.kind).join(' ')",
@@ -266,11 +253,12 @@ fn the_page_marks_the_blunders_and_plays_and_drops_a_variation() {
 
     // Selecting the marked turn shows the better turn and why.
     browser.click("#moves > li[data-ply=\"30\"]");
-    browser.wait_for(
+    wait_until(
+        &browser,
         "the mark of turn 31",
-        "return document.getElementById('review-mark').textContent.includes('turn 31') ? 'yes' : 'no'",
+        &["document.getElementById('review-mark').textContent.includes('turn 31')"],
     );
-    let shown = text(&browser, "review-mark");
+    let shown = browser.text_of("review-mark");
     assert!(shown.contains("throws away a win"), "{shown}");
     assert!(
         shown.contains("better: takes the win: Sacrifice Y3 Emerald"),
@@ -281,16 +269,12 @@ fn the_page_marks_the_blunders_and_plays_and_drops_a_variation() {
 
     // A variation at the board before turn 11: two passes.
     browser.click("#moves > li[data-ply=\"9\"]");
-    browser.wait_for(
-        "ply 10",
-        "return document.getElementById('status').dataset.ply == 10 ? 'yes' : 'no'",
-    );
+    wait_until(&browser, "ply 10", &[&at_ply(10)]);
     for (count, ply) in [(1, 11), (2, 12)] {
-        browser.type_into("#turn-text", "Pass");
-        browser.click("#play-typed");
-        browser.wait_for(
+        play_pass(
+            &browser,
             "the variation's turn",
-            &format!("return document.querySelectorAll('#variation-turns li').length === {count} && document.getElementById('status').dataset.ply == {ply} ? 'yes' : 'no'"),
+            &[&variation_turns(count), &at_ply(ply)],
         );
     }
     // The main line is still listed in full, with the variation apart.
@@ -298,25 +282,20 @@ fn the_page_marks_the_blunders_and_plays_and_drops_a_variation() {
     shot(&browser, "review-02-variation");
     // Stepped back and forth through the variation.
     browser.click("#back");
-    browser.wait_for(
-        "a step back",
-        "return document.getElementById('status').dataset.ply == 11 ? 'yes' : 'no'",
-    );
+    wait_until(&browser, "a step back", &[&at_ply(11)]);
     assert_eq!(
         browser.script("return document.querySelector('#variation-turns li.current').textContent"),
         "Aaron: Pass"
     );
     browser.click("#forward");
-    browser.wait_for(
-        "a step forward",
-        "return document.getElementById('status').dataset.ply == 12 ? 'yes' : 'no'",
-    );
+    wait_until(&browser, "a step forward", &[&at_ply(12)]);
     // Undo inside the variation takes back its last turn only: the main
     // line is still there in full, and the pass is played again.
     browser.click("#undo");
-    browser.wait_for(
+    wait_until(
+        &browser,
         "the variation's last turn taken back",
-        "return document.querySelectorAll('#variation-turns li').length === 1 && document.getElementById('status').dataset.ply == 11 ? 'yes' : 'no'",
+        &[&variation_turns(1), &at_ply(11)],
     );
     assert_eq!(main_items(&browser), main);
     let state = state_when(port, "the shorter variation", |state| state["length"] == 11);
@@ -329,43 +308,27 @@ fn the_page_marks_the_blunders_and_plays_and_drops_a_variation() {
         "{state}"
     );
     shot(&browser, "review-02b-variation-undone");
-    browser.type_into("#turn-text", "Pass");
-    browser.click("#play-typed");
-    browser.wait_for(
+    play_pass(
+        &browser,
         "the variation's turn again",
-        "return document.querySelectorAll('#variation-turns li').length === 2 && document.getElementById('status').dataset.ply == 12 ? 'yes' : 'no'",
+        &[&variation_turns(2), &at_ply(12)],
     );
 
     // Dropped: the main line, whole, at the branch.
     browser.click("#drop-variation");
-    browser.wait_for(
-        "the main line",
-        "return !document.getElementById('variation') && document.getElementById('status').dataset.ply == 10 ? 'yes' : 'no'",
-    );
+    wait_until(&browser, "the main line", &[NO_VARIATION, &at_ply(10)]);
     assert_eq!(list_text(&browser), main);
-    let state = state_when(port, "the main line", |state| {
-        state["review"]["variation"] == Value::Null
-    });
+    let state = main_line(port, "the main line");
     assert_eq!(state["length"].as_u64().unwrap() as usize, main.len());
     shot(&browser, "review-03-dropped");
 
     // Undo of a variation's only turn steps out of it, back to the game at
     // the branch.
-    browser.type_into("#turn-text", "Pass");
-    browser.click("#play-typed");
-    browser.wait_for(
-        "a variation of one turn",
-        "return document.querySelectorAll('#variation-turns li').length === 1 ? 'yes' : 'no'",
-    );
+    play_pass(&browser, "a variation of one turn", &[&variation_turns(1)]);
     browser.click("#undo");
-    browser.wait_for(
-        "the game again",
-        "return !document.getElementById('variation') && document.getElementById('status').dataset.ply == 10 ? 'yes' : 'no'",
-    );
+    wait_until(&browser, "the game again", &[NO_VARIATION, &at_ply(10)]);
     assert_eq!(list_text(&browser), main);
-    let state = state_when(port, "the game again", |state| {
-        state["review"]["variation"] == Value::Null
-    });
+    let state = main_line(port, "the game again");
     assert_eq!(state["length"].as_u64().unwrap() as usize, main.len());
 
     // The review's depth, chosen on the page.
@@ -379,34 +342,67 @@ fn the_page_marks_the_blunders_and_plays_and_drops_a_variation() {
     state_when(port, "the review at 500 nodes", |state| {
         state["review"]["nodes"] == 500
     });
-    browser.wait_for(
+    wait_until(
+        &browser,
         "the review done at 500 nodes",
-        "const box = document.getElementById('review-status'); return box.dataset.done === 'true' && box.textContent.includes('(500 nodes a turn)') ? 'yes' : 'no'",
+        &[
+            REVIEW_DONE,
+            "document.getElementById('review-status').textContent.includes('(500 nodes a turn)')",
+        ],
     );
     shot(&browser, "review-04-depth");
 }
 
-/// The text of an element.
-fn text(browser: &Browser, id: &str) -> String {
-    browser.script(&format!(
-        "return document.getElementById('{id}').textContent"
-    ))
+/// The page's condition that the review is done (its status box says so).
+const REVIEW_DONE: &str = "document.getElementById('review-status')?.dataset.done === 'true'";
+
+/// The page's condition that no variation is shown.
+const NO_VARIATION: &str = "!document.getElementById('variation')";
+
+/// The page's condition that the board shows the position at `ply`.
+fn at_ply(ply: u64) -> String {
+    format!("document.getElementById('status').dataset.ply == {ply}")
+}
+
+/// The page's condition that the variation lists `count` turns.
+fn variation_turns(count: usize) -> String {
+    format!("document.querySelectorAll('#variation-turns li').length === {count}")
+}
+
+/// Waits until every one of the page's `conditions` (JavaScript
+/// expressions) holds; fails with `what` otherwise.
+fn wait_until(browser: &Browser, what: &str, conditions: &[&str]) {
+    browser.wait_for(
+        what,
+        &format!("return {} ? 'yes' : 'no'", conditions.join(" && ")),
+    );
+}
+
+/// Types a pass and plays it, as a person does, and waits until the
+/// page's `conditions` hold.
+fn play_pass(browser: &Browser, what: &str, conditions: &[&str]) {
+    browser.type_into("#turn-text", "Pass");
+    browser.click("#play-typed");
+    wait_until(browser, what, conditions);
+}
+
+/// The texts of the turn list's items matching `selector`, without the
+/// marks' signs.
+fn item_texts(browser: &Browser, selector: &str) -> Vec<String> {
+    let joined = browser.script(&format!(
+        "return [...document.querySelectorAll('{selector}')].map(li => li.firstChild.textContent).join('\\n')"
+    ));
+    joined.lines().map(str::to_string).collect()
 }
 
 /// The turn list's items, without the marks' signs.
 fn list_text(browser: &Browser) -> Vec<String> {
-    let joined = browser.script(
-        "return [...document.querySelectorAll('#moves > li')].map(li => li.firstChild.textContent).join('\\n')",
-    );
-    joined.lines().map(str::to_string).collect()
+    item_texts(browser, "#moves > li")
 }
 
 /// The main line's items while a variation is shown.
 fn main_items(browser: &Browser) -> Vec<String> {
-    let joined = browser.script(
-        "return [...document.querySelectorAll('#moves > li[data-ply]')].map(li => li.firstChild.textContent).join('\\n')",
-    );
-    joined.lines().map(str::to_string).collect()
+    item_texts(browser, "#moves > li[data-ply]")
 }
 
 /// A screenshot of the page with the turns panel in view.

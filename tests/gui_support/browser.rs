@@ -183,6 +183,23 @@ impl Browser {
         std::fs::write(&path, png).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
     }
 
+    /// Opens the page at `url` and waits for its first state, the status
+    /// line filled in, so that a test starts on a page ready for input.
+    pub fn open_page(&self, url: &str) {
+        self.open(url);
+        self.wait_for(
+            "the first state",
+            "return document.getElementById('status').textContent ? 'yes' : 'no'",
+        );
+    }
+
+    /// The text of the element with this `id`, what a person reads there.
+    pub fn text_of(&self, id: &str) -> String {
+        self.script(&format!(
+            "return document.getElementById('{id}').textContent"
+        ))
+    }
+
     pub fn status_number(&self, field: &str) -> usize {
         self.script(&format!(
             "return document.getElementById('status').dataset.{field} || ''"

@@ -73,6 +73,13 @@ pub fn http(port: u16, method: &str, path: &str, body: &str) -> std::io::Result<
     Ok((status, String::from_utf8_lossy(&bytes).into_owned()))
 }
 
+/// Posts a JSON command to the GUI, as the page does; the status and the
+/// JSON answer (a test fails on an answer that is not JSON).
+pub fn post_json(port: u16, path: &str, request: &Value) -> (u16, Value) {
+    let (status, body) = http(port, "POST", path, &request.to_string()).unwrap();
+    (status, parse(&body))
+}
+
 /// A JSON text read as a value; a test fails on one that is not JSON.
 pub fn parse(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or_else(|error| panic!("not JSON ({error}): {text}"))
