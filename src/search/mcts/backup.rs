@@ -32,6 +32,10 @@ pub(crate) struct Backup {
     /// counts in full from that node up: the discount orders the values of
     /// unproven lines, and a proven win is preferred by its proof anyway.
     pub discount: f32,
+    /// How far a heuristic leaf value is moved back towards the middle for
+    /// the root mover, in `atanh` units (0: not at all): see
+    /// [`Backup::stretched`].
+    pub stretch: f32,
 }
 
 impl Backup {
@@ -44,6 +48,7 @@ impl Backup {
                 + tunables[Tunable::DrawContempt] * root_value.clamp(0.0, 1.0))
             .min(1.0),
             discount: tunables[Tunable::TurnDiscount],
+            stretch: stretch(root_value, tunables[Tunable::StretchAbove]),
         }
     }
 
@@ -54,6 +59,7 @@ impl Backup {
             root_mover: 0,
             draw_value: 0.0,
             discount: 1.0,
+            stretch: 0.0,
         }
     }
 
@@ -76,6 +82,26 @@ impl Backup {
         }
     }
 
+    /// A heuristic leaf value for `mover`, measured from the root's level
+    /// rather than from level: far ahead, `tanh` leaves the values of good
+    /// and better positions a hair apart (0.96 against 0.97), so the tree
+    /// cannot tell the turn that adds to the lead from the one that throws
+    /// a ship away, and a won game drifts into the turn limit. Moved back by
+    /// the root's excess over `stretch_above`, they differ as they would
+    /// near that level. Proofs, draws and finished games are not moved.
+    #[inline]
+    pub fn stretched(&self, value: f32, mover: usize) -> f32 {
+        if self.stretch == 0.0 || value.abs() >= MOST_STRETCHED {
+            return value;
+        }
+        let shift = if mover == self.root_mover {
+            self.stretch
+        } else {
+            -self.stretch
+        };
+        (value.atanh() - shift).tanh()
+    }
+
     /// The factor on a value found `turns` turns below a node.
     #[inline]
     pub fn factor(&self, turns: u32) -> f32 {
@@ -84,6 +110,26 @@ impl Backup {
         } else {
             power(self.discount, turns)
         }
+    }
+}
+
+/// Values at least this far out are wins and losses, never moved.
+const MOST_STRETCHED: f32 = 0.999;
+
+/// The shift of [`Backup::stretched`] for a root whose static value is
+/// `root_value`: its excess over `above` in `atanh` units, signed for the
+/// root mover (a root far behind stretches the other way, so that the side
+/// behind still tells its better chances from its worse).
+fn stretch(root_value: f32, above: f32) -> f32 {
+    if above >= 1.0 {
+        return 0.0;
+    }
+    let level = root_value.abs().min(MOST_STRETCHED);
+    let excess = level.atanh() - above.atanh();
+    if excess <= 0.0 {
+        0.0
+    } else {
+        excess.copysign(root_value)
     }
 }
 

@@ -439,7 +439,8 @@ impl Worker {
             depth += 1;
             self.phases.advance += ticks() - before;
             if step == Step::Invalid {
-                return Leaf::new(node.static_value(), mover, false);
+                let value = shared.backup.stretched(node.static_value(), mover);
+                return Leaf::new(value, mover, false);
             }
             if let Step::Ended(outcome) = step {
                 if let Some(leaf) = self.repetition(shared, position, outcome, child) {
@@ -492,7 +493,8 @@ impl Worker {
             }
         }
         if state != EXPANDED && state != WIDENING {
-            return Err(Leaf::new(node.static_value(), mover, false));
+            let value = backup.stretched(node.static_value(), mover);
+            return Err(Leaf::new(value, mover, false));
         }
         let before = ticks();
         let selected = self.select(shared, node_id, position);
@@ -632,6 +634,8 @@ impl Worker {
                 let repetition = created.flags.load(Ordering::Relaxed) & FLAG_REPETITION != 0;
                 let value = if proof == PROVEN_DRAW || repetition {
                     shared.backup.draw_for(created.mover())
+                } else if proof == UNPROVEN {
+                    shared.backup.stretched(value, created.mover())
                 } else {
                     value
                 };
@@ -641,7 +645,11 @@ impl Worker {
                 edge.child.store(index, Ordering::Release);
                 Ok(index)
             }
-            Creation::Full(value, mover) => Err(Leaf::new(value, mover, false)),
+            Creation::Full(value, mover) => Err(Leaf::new(
+                shared.backup.stretched(value, mover),
+                mover,
+                false,
+            )),
         }
     }
 
