@@ -408,6 +408,35 @@ fn new_game_with_a_home(browser: &Browser) {
     );
 }
 
+/// As [`new_game_with_a_home`], the home made by clicks in the bank: its
+/// two stars (the second, then the first: either order), then its ship.
+/// The setup turn lists no buttons, and ends with the home.
+fn new_game_with_a_clicked_home(browser: &Browser) {
+    browser.click("#new-game");
+    status_includes(browser, "the person's setup turn", "your turn");
+    browser.wait_for(
+        "the setup's choices",
+        "return document.getElementById('choices').dataset.turn == '0' ? 'yes' : 'no'",
+    );
+    assert_eq!(
+        browser.script("return String(document.querySelectorAll('#choices button').length)"),
+        "0"
+    );
+    browser.click_choosable("bank:b2");
+    browser.click_choosable("bank:r1");
+    browser.screenshot("multi-06b-clicking-a-home");
+    assert_eq!(
+        browser.script("return document.getElementById('pending').textContent"),
+        " [bank:b2 → bank:r1]"
+    );
+    browser.click_choosable("bank:g3");
+    your_turn_after(browser, 4);
+    browser.wait_for(
+        "the choices after the homes",
+        "return document.getElementById('choices').dataset.turn == '4' ? 'yes' : 'no'",
+    );
+}
+
 #[test]
 fn four_players_good_evil_watch_and_review_in_a_browser() {
     let Some((_gui, _driver, browser, port)) = open_page() else {
@@ -608,10 +637,16 @@ fn a_person_builds_turns_by_clicking_on_the_board() {
         return;
     };
     browser.script("document.getElementById('nodes').value = '100'; return 'set'");
-    new_game_with_a_home(&browser);
+    new_game_with_a_clicked_home(&browser);
     let state = table(port);
     assert_eq!(state["players"], 4);
     let home = state["systems"][0]["name"].as_str().unwrap().to_string();
+    assert_eq!(
+        state["turns"][0]["text"], "Homeworld R1 B2 G3",
+        "{}",
+        state["turns"]
+    );
+    assert_eq!(state["systems"][0]["stars"], json!(["r1", "b2"]));
 
     // Nothing glows before a click but what starts an action: an engine's
     // ship is no target for a person without a red ship there.

@@ -300,8 +300,9 @@ pub struct ChoiceReply {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ChoicesReply {
-    /// The legal next actions (none in the setup turn: the page offers
-    /// the bank's pieces for the home instead).
+    /// The legal next actions: in the setup turn, every home the bank
+    /// allows (chosen by clicking its stars and its ship in the bank, or
+    /// with the page's home chooser, not listed as buttons).
     pub actions: Vec<ChoiceReply>,
     /// Whether the turn may end after the actions so far.
     pub can_end: bool,
@@ -338,9 +339,7 @@ pub fn choices(table: &Table, actions: &[String]) -> Result<ChoicesReply, String
     let position = &working.position;
     let setup = !position.created().contains(position.side_to_move());
     let mut list = MultiActionList::new();
-    if !setup {
-        position.legal_actions(&table.rules, &mut list);
-    }
+    position.legal_actions(&table.rules, &mut list);
     // An empty turn is a pass, which has its own button.
     let can_end = !actions.is_empty() && position.clone().end_turn(&table.rules).is_ok();
     Ok(ChoicesReply {
