@@ -387,16 +387,22 @@ fn open_page() -> Option<(Guard, Guard, Browser, u16)> {
     Some((gui, driver, browser, port))
 }
 
+/// Starts a game with the seats and limit set on the page and waits for
+/// the person's setup turn to be offered.
+fn start_a_new_game(browser: &Browser) {
+    browser.click("#new-game");
+    status_includes(browser, "the person's setup turn", "your turn");
+    browser.wait_for(
+        "the setup's choices",
+        "return document.getElementById('choices').dataset.turn == '0' ? 'yes' : 'no'",
+    );
+}
+
 /// Starts a game with the seats and limit set on the page, creates the
 /// person's home (R1 B2, a G3) in the first seat, and waits for the
 /// engines' homes and the person's next choices.
 fn new_game_with_a_home(browser: &Browser) {
-    browser.click("#new-game");
-    status_includes(browser, "the person's setup turn", "your turn");
-    browser.wait_for(
-        "the home chooser",
-        "return document.getElementById('choices').dataset.turn == '0' ? 'yes' : 'no'",
-    );
+    start_a_new_game(browser);
     browser.script(
         "document.getElementById('home-star1').value = 'r1'; document.getElementById('home-star2').value = 'b2'; document.getElementById('home-ship').value = 'g3'; return 'set'",
     );
@@ -412,12 +418,7 @@ fn new_game_with_a_home(browser: &Browser) {
 /// two stars (the second, then the first: either order), then its ship.
 /// The setup turn lists no buttons, and ends with the home.
 fn new_game_with_a_clicked_home(browser: &Browser) {
-    browser.click("#new-game");
-    status_includes(browser, "the person's setup turn", "your turn");
-    browser.wait_for(
-        "the setup's choices",
-        "return document.getElementById('choices').dataset.turn == '0' ? 'yes' : 'no'",
-    );
+    start_a_new_game(browser);
     assert_eq!(
         browser.script("return String(document.querySelectorAll('#choices button').length)"),
         "0"

@@ -431,16 +431,16 @@ mod tests {
         );
     }
 
+    /// From the one-turn-shots suite (positions/tactics/one_turn_shots.txt,
+    /// game-0005): player 0 has built a third yellow at Delos, and player
+    /// 1's sacrifice of a yellow moves two yellows in for a catastrophe
+    /// there. Player 0 to move: a pass leaves the shot.
+    const SHOT_LEFT: &str =
+        "mcts=y1b2:r1r2r3g3:/shots=r1b3::y1y1y2g1g1g3/Delos=g3:r1r3r3y2y2y3:/Lebling=r2:r2: 0";
+
     #[test]
     fn the_stronger_red_alert_names_a_material_shot_from_every_reply() {
-        // From the one-turn-shots suite (positions/tactics/one_turn_shots.txt,
-        // game-0005): player 0 has built a third yellow at Delos, and
-        // player 1's sacrifice of a yellow moves two yellows in for a
-        // catastrophe there. Player 0 to move: a pass leaves the shot.
-        let board = hwpn::parse(
-            "mcts=y1b2:r1r2r3g3:/shots=r1b3::y1y1y2g1g1g3/Delos=g3:r1r3r3y2y2y3:/Lebling=r2:r2: 0",
-        )
-        .unwrap();
+        let board = hwpn::parse(SHOT_LEFT).unwrap();
         let rules = Rules::STANDARD;
         let mut passed = board.clone();
         passed.position.end_turn(&rules).unwrap();
@@ -471,12 +471,9 @@ mod tests {
 
     #[test]
     fn the_stronger_red_alert_names_a_shot_left_against_the_person() {
-        // The same position: player 0 is to move with three yellows at
-        // Delos, so doing nothing leaves player 1 the catastrophe there.
-        let board = hwpn::parse(
-            "mcts=y1b2:r1r2r3g3:/shots=r1b3::y1y1y2g1g1g3/Delos=g3:r1r3r3y2y2y3:/Lebling=r2:r2: 0",
-        )
-        .unwrap();
+        // Player 0 is to move with three yellows at Delos, so doing
+        // nothing leaves player 1 the catastrophe there.
+        let board = hwpn::parse(SHOT_LEFT).unwrap();
         let rules = Rules::STANDARD;
         let exhaustive = ThreatBudget::work(u64::MAX);
         let alert = red_alert_now_within(&board, &rules, RedAlert::TwoTurns, exhaustive, None);
