@@ -4,7 +4,8 @@
 //! sent, is told the level through `UCI_LimitStrength` and `UCI_Elo`); Red
 //! Alert warns at the start of a turn in danger and asks before a turn
 //! that lets the engine win, which is then taken back, and at its
-//! stronger setting before a turn that leaves a material shot; Tactical
+//! stronger setting before a turn that leaves a material shot and at the
+//! start of a turn that has one left against the person; Tactical
 //! Computer hints spend their tokens; a Second Turn Timewarp game gives the person
 //! bonus turns, and its saved record says so and replays in `supernova
 //! replay` with that turn order; Brain Transference swaps sides once. A
@@ -32,6 +33,11 @@ const IN_DANGER: &str = "r1b3:g1:r3/y2b1::g3 0";
 /// catastrophe there.
 const BEFORE_A_SHOT: &str =
     "mcts=y1b2:r1r2r3g3:/shots=r1b3::y1y1y2g1g1g3/Delos=g3:r1r3r3y2y2:/Lebling=r2:r2: 0";
+
+/// [`BEFORE_A_SHOT`] with the third yellow built at Delos, player 0 to
+/// move again: doing nothing leaves player 1 the yellow catastrophe there.
+const SHOT_LEFT: &str =
+    "mcts=y1b2:r1r2r3g3:/shots=r1b3::y1y1y2g1g1g3/Delos=g3:r1r3r3y2y2y3:/Lebling=r2:r2: 0";
 
 /// A folder of this test's own, removed when it ends.
 struct Scratch(PathBuf);
@@ -121,6 +127,7 @@ fn the_play_page_teaches_with_levels_and_handicaps() {
     choose_a_level(&browser, port, &log);
     red_alert(&browser, port);
     material_shot(&browser, port);
+    shot_left_against_you(&browser, port);
     tactical_computer(&browser, port);
     timewarp(&browser, port, &scratch.0);
     brain_transference(&browser, port);
@@ -219,6 +226,47 @@ fn material_shot(browser: &Browser, port: u16) {
     );
     let state = take_back_the_alert(browser, port);
     assert_eq!(state["length"], 0, "the build was played: {state}");
+    assert_eq!(state["handicaps"], "Red Alert 2", "{state}");
+}
+
+/// The stronger Red Alert at the start of a turn: where the position
+/// leaves nothing in reach there is no banner; where doing nothing leaves
+/// a material shot, the banner names the opponent's reply and what it
+/// takes, and a turn that moves the ships out of reach is played without
+/// a question.
+fn shot_left_against_you(browser: &Browser, port: u16) {
+    new_game(browser, &[("red-alert", "2"), ("time", "nodes=300")], false);
+    browser.type_into("#hwpn", BEFORE_A_SHOT);
+    browser.click("#set-position");
+    let quiet = state_when(port, "the quiet position", |state| {
+        state["message"] == "position set" && state["yourTurn"] == true
+    });
+    assert_eq!(quiet["redAlertLevel"], 2, "{quiet}");
+    assert_eq!(quiet["redAlert"], serde_json::Value::Null, "{quiet}");
+    // The page has drawn that state once it says so: until then a redraw
+    // would write the position into the box over what is typed next.
+    browser.wait_for(
+        "the page to show the position",
+        "return document.getElementById('message').textContent.includes('position set') ? 'yes' : 'no'",
+    );
+    browser.type_into("#hwpn", SHOT_LEFT);
+    browser.click("#set-position");
+    browser.wait_for(
+        "the Red Alert banner",
+        "return !document.getElementById('red-alert-banner').hidden && document.getElementById('red-alert-banner').textContent.includes('your ships are in danger') ? 'yes' : 'no'",
+    );
+    browser.screenshot("learn-04c-red-alert-shot-left");
+    assert_eq!(
+        browser.script("return document.getElementById('red-alert-banner').textContent"),
+        "Red Alert: your ships are in danger. If you do nothing, the opponent can take material: Sacrifice Y2 shots; Move Y1 shots Lebling; Move Y1 Lebling Delos; Catastrophe Delos Yellow would destroy your Y3, Y2 and Y2"
+    );
+    // Moving the large yellow out leaves two yellows at Delos: one
+    // brought in makes three, no catastrophe, and the turn is played
+    // without a question.
+    type_turn(browser, "Move Y3 Delos Lebling");
+    let state = state_when(port, "the engine's answer", |state| {
+        state["length"] == 2 && state["yourTurn"] == true
+    });
     assert_eq!(state["handicaps"], "Red Alert 2", "{state}");
 }
 

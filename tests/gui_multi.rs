@@ -387,20 +387,50 @@ fn open_page() -> Option<(Guard, Guard, Browser, u16)> {
     Some((gui, driver, browser, port))
 }
 
+/// Starts a game with the seats and limit set on the page and waits for
+/// the person's setup turn to be offered.
+fn start_a_new_game(browser: &Browser) {
+    browser.click("#new-game");
+    status_includes(browser, "the person's setup turn", "your turn");
+    browser.wait_for(
+        "the setup's choices",
+        "return document.getElementById('choices').dataset.turn == '0' ? 'yes' : 'no'",
+    );
+}
+
 /// Starts a game with the seats and limit set on the page, creates the
 /// person's home (R1 B2, a G3) in the first seat, and waits for the
 /// engines' homes and the person's next choices.
 fn new_game_with_a_home(browser: &Browser) {
-    browser.click("#new-game");
-    status_includes(browser, "the person's setup turn", "your turn");
-    browser.wait_for(
-        "the home chooser",
-        "return document.getElementById('choices').dataset.turn == '0' ? 'yes' : 'no'",
-    );
+    start_a_new_game(browser);
     browser.script(
         "document.getElementById('home-star1').value = 'r1'; document.getElementById('home-star2').value = 'b2'; document.getElementById('home-ship').value = 'g3'; return 'set'",
     );
     browser.click("#create-home");
+    your_turn_after(browser, 4);
+    browser.wait_for(
+        "the choices after the homes",
+        "return document.getElementById('choices').dataset.turn == '4' ? 'yes' : 'no'",
+    );
+}
+
+/// As [`new_game_with_a_home`], the home made by clicks in the bank: its
+/// two stars (the second, then the first: either order), then its ship.
+/// The setup turn lists no buttons, and ends with the home.
+fn new_game_with_a_clicked_home(browser: &Browser) {
+    start_a_new_game(browser);
+    assert_eq!(
+        browser.script("return String(document.querySelectorAll('#choices button').length)"),
+        "0"
+    );
+    browser.click_choosable("bank:b2");
+    browser.click_choosable("bank:r1");
+    browser.screenshot("multi-06b-clicking-a-home");
+    assert_eq!(
+        browser.script("return document.getElementById('pending').textContent"),
+        " [bank:b2 → bank:r1]"
+    );
+    browser.click_choosable("bank:g3");
     your_turn_after(browser, 4);
     browser.wait_for(
         "the choices after the homes",
@@ -608,10 +638,16 @@ fn a_person_builds_turns_by_clicking_on_the_board() {
         return;
     };
     browser.script("document.getElementById('nodes').value = '100'; return 'set'");
-    new_game_with_a_home(&browser);
+    new_game_with_a_clicked_home(&browser);
     let state = table(port);
     assert_eq!(state["players"], 4);
     let home = state["systems"][0]["name"].as_str().unwrap().to_string();
+    assert_eq!(
+        state["turns"][0]["text"], "Homeworld R1 B2 G3",
+        "{}",
+        state["turns"]
+    );
+    assert_eq!(state["systems"][0]["stars"], json!(["r1", "b2"]));
 
     // Nothing glows before a click but what starts an action: an engine's
     // ship is no target for a person without a red ship there.

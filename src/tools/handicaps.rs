@@ -7,12 +7,15 @@
 //! - **Red Alert** warns the person of immediate danger. The exact
 //!   checkers decide, never the search's guess: [`Solver`] for a win at
 //!   once, and at the stronger setting [`ThreatChecker`] for a win forced
-//!   within two turns ([`red_alert_now`], [`red_alert_after`]). Before a
-//!   turn ends, the stronger setting also warns of a one-turn material
-//!   shot: every distinct reply of the opponent is listed by the rules
-//!   core and the one that takes the most (captures and catastrophes, net
-//!   of what it gives up: [`crate::tools::material::worst_reply_within`])
-//!   is named when it takes at least a medium ship's worth
+//!   within two turns ([`red_alert_now`], [`red_alert_after`]). The
+//!   stronger setting also warns of one-turn material shots, at the start
+//!   of the person's turn (the shots the opponent's last turn left against
+//!   the person's ships: the opponent's replies to a pass) and before a
+//!   turn ends (the shots that turn would leave): every distinct reply of
+//!   the opponent is listed by the rules core and the one that takes the
+//!   most (captures and catastrophes, net of what it gives up:
+//!   [`crate::tools::material::worst_reply_within`]) is named when it
+//!   takes at least a medium ship's worth
 //!   ([`crate::tools::material::SAFE`]). The listing is bounded in work
 //!   and time; one that does not finish says nothing.
 //! - **Brain Transference**: once per game the person may swap sides with
@@ -58,8 +61,9 @@ pub enum RedAlert {
     Off,
     /// The opponent's wins in one turn.
     OneTurn,
-    /// Also the opponent's wins forced within two turns, and before a turn
-    /// ends its one-turn material shots.
+    /// Also the opponent's wins forced within two turns, and its one-turn
+    /// material shots (at the start of the person's turn and before a turn
+    /// ends).
     TwoTurns,
 }
 
@@ -182,27 +186,43 @@ impl Handicaps {
 /// Red Alert at the start of the person's turn on `board` (the person to
 /// move): the opponent's winning turn if the person passed, in SDG form,
 /// or at [`RedAlert::TwoTurns`] the first turn of a win the opponent could
-/// force within two turns. `None` when there is no danger (or the setting
-/// is off).
+/// force within two turns, or failing both the opponent's reply to a pass
+/// that takes the most material, with what it takes (when at least
+/// [`SAFE`]). The pass is a null turn: the position unchanged, the
+/// opponent to move, so what is named is what the person stands to lose
+/// by doing nothing. `None` when there is no danger (or the setting is
+/// off).
 pub fn red_alert_now(board: &Board, rules: &Rules, setting: RedAlert) -> Option<String> {
-    red_alert_now_within(board, rules, setting, page_budget())
+    let shot_deadline = Instant::now() + SHOT_TIME;
+    red_alert_now_within(board, rules, setting, page_budget(), Some(shot_deadline))
 }
 
-/// [`red_alert_now`] with the two-turn check's budget given.
+/// [`red_alert_now`] with the two-turn check's budget and the material
+/// check's deadline given.
 fn red_alert_now_within(
     board: &Board,
     rules: &Rules,
     setting: RedAlert,
     budget: ThreatBudget,
+    shot_deadline: Option<Instant>,
 ) -> Option<String> {
     if setting == RedAlert::Off || board.position.in_setup() {
         return None;
     }
     let mut passed = board.clone();
     passed.position.end_turn(rules).ok()?;
-    threat_text(&passed, rules, setting, budget).map(|threat| {
-        format!("Red Alert: you are in danger. If you do nothing, the opponent {threat}")
-    })
+    if let Some(threat) = threat_text(&passed, rules, setting, budget) {
+        return Some(format!(
+            "Red Alert: you are in danger. If you do nothing, the opponent {threat}"
+        ));
+    }
+    if setting != RedAlert::TwoTurns {
+        return None;
+    }
+    let shot = material_shot_text(&passed, rules, shot_deadline, SHOT_WORK)?;
+    Some(format!(
+        "Red Alert: your ships are in danger. If you do nothing, the opponent {shot}"
+    ))
 }
 
 /// Red Alert for a turn the person is about to end: after `actions` from
@@ -399,10 +419,10 @@ mod tests {
         let rules = Rules::STANDARD;
         let exhaustive = ThreatBudget::work(u64::MAX);
         assert_eq!(
-            red_alert_now_within(&board, &rules, RedAlert::OneTurn, exhaustive),
+            red_alert_now_within(&board, &rules, RedAlert::OneTurn, exhaustive, None),
             None
         );
-        let alert = red_alert_now_within(&board, &rules, RedAlert::TwoTurns, exhaustive);
+        let alert = red_alert_now_within(&board, &rules, RedAlert::TwoTurns, exhaustive, None);
         assert!(
             alert.as_deref().is_some_and(
                 |text| text.contains("can force a win within two turns, starting with")
@@ -411,16 +431,16 @@ mod tests {
         );
     }
 
+    /// From the one-turn-shots suite (positions/tactics/one_turn_shots.txt,
+    /// game-0005): player 0 has built a third yellow at Delos, and player
+    /// 1's sacrifice of a yellow moves two yellows in for a catastrophe
+    /// there. Player 0 to move: a pass leaves the shot.
+    const SHOT_LEFT: &str =
+        "mcts=y1b2:r1r2r3g3:/shots=r1b3::y1y1y2g1g1g3/Delos=g3:r1r3r3y2y2y3:/Lebling=r2:r2: 0";
+
     #[test]
     fn the_stronger_red_alert_names_a_material_shot_from_every_reply() {
-        // From the one-turn-shots suite (positions/tactics/one_turn_shots.txt,
-        // game-0005): player 0 has built a third yellow at Delos, and
-        // player 1's sacrifice of a yellow moves two yellows in for a
-        // catastrophe there. Player 0 to move: a pass leaves the shot.
-        let board = hwpn::parse(
-            "mcts=y1b2:r1r2r3g3:/shots=r1b3::y1y1y2g1g1g3/Delos=g3:r1r3r3y2y2y3:/Lebling=r2:r2: 0",
-        )
-        .unwrap();
+        let board = hwpn::parse(SHOT_LEFT).unwrap();
         let rules = Rules::STANDARD;
         let mut passed = board.clone();
         passed.position.end_turn(&rules).unwrap();
@@ -447,6 +467,45 @@ mod tests {
         let mut quiet = hwpn::parse("r1b3:g3:/y2b1::g3 0").unwrap();
         quiet.position.end_turn(&rules).unwrap();
         assert_eq!(material_shot_text(&quiet, &rules, None, usize::MAX), None);
+    }
+
+    #[test]
+    fn the_stronger_red_alert_names_a_shot_left_against_the_person() {
+        // Player 0 is to move with three yellows at Delos, so doing
+        // nothing leaves player 1 the catastrophe there.
+        let board = hwpn::parse(SHOT_LEFT).unwrap();
+        let rules = Rules::STANDARD;
+        let exhaustive = ThreatBudget::work(u64::MAX);
+        let alert = red_alert_now_within(&board, &rules, RedAlert::TwoTurns, exhaustive, None);
+        assert_eq!(
+            alert.as_deref(),
+            Some("Red Alert: your ships are in danger. If you do nothing, the opponent can take material: Sacrifice Y2 shots; Move Y1 shots Lebling; Move Y1 Lebling Delos; Catastrophe Delos Yellow would destroy your Y3, Y2 and Y2")
+        );
+        // The weaker setting speaks of wins only.
+        assert_eq!(
+            red_alert_now_within(&board, &rules, RedAlert::OneTurn, exhaustive, None),
+            None
+        );
+        // With two yellows at Delos a single yellow brought in makes three,
+        // no catastrophe: nothing of the person's is in reach.
+        let before = hwpn::parse(
+            "mcts=y1b2:r1r2r3g3:/shots=r1b3::y1y1y2g1g1g3/Delos=g3:r1r3r3y2y2:/Lebling=r2:r2: 0",
+        )
+        .unwrap();
+        assert_eq!(
+            red_alert_now_within(&before, &rules, RedAlert::TwoTurns, exhaustive, None),
+            None
+        );
+        // A capture is named as one: player 1's large red ship at a colony
+        // takes player 0's medium yellow there.
+        let capture = hwpn::parse("r1b3:g3y1:/y2b1::g3/Colony=b2:y2:r3 0").unwrap();
+        let alert = red_alert_now_within(&capture, &rules, RedAlert::TwoTurns, exhaustive, None);
+        assert!(
+            alert
+                .as_deref()
+                .is_some_and(|text| text.ends_with("would capture your Y2")),
+            "{alert:?}"
+        );
     }
 
     #[test]

@@ -12,10 +12,10 @@ use crate::notation::sdg::{Header, RecordTurn};
 use crate::notation::turn::{format_action, format_named_turn, parse_words, Strictness, Style};
 use crate::notation::{hwpn, Board};
 use crate::record::{write_record, GameRecord, BRAIN_TRANSFERENCE_VARIANT};
-use crate::rules::{
-    Action, GameResult, GameStatus, History, Outcome, Player, Position, Rules, Slot,
-};
+use crate::rules::{GameResult, GameStatus, History, Outcome, Player, Position, Rules, Slot};
 use crate::tools::handicaps::Handicaps;
+
+use super::clicks::click_paths;
 
 /// How a game ended off the board: the rules do not cover resignations
 /// or clocks.
@@ -427,7 +427,8 @@ pub struct ActionChoice {
     pub token: String,
     /// The SDG form, for buttons and messages.
     pub text: String,
-    /// The click sequences that choose it (see `click_paths`).
+    /// The click sequences that choose it (see
+    /// `super::clicks::click_paths`).
     pub paths: Vec<Vec<String>>,
 }
 
@@ -454,7 +455,9 @@ pub fn partial_turn(board: &Board, rules: &Rules, prefix: &[&str]) -> Result<Par
         actions.push(ActionChoice {
             token: format_action(&working, action, Style::Token),
             text: format_action(&working, action, Style::Sdg),
-            paths: click_paths(&working, mover, action),
+            paths: click_paths(action, mover.index(), mover.opponent().index(), |slot| {
+                working.name(slot).to_string()
+            }),
         });
     });
     let mut ended: Position = working.position;
@@ -469,63 +472,6 @@ pub fn partial_turn(board: &Board, rules: &Rules, prefix: &[&str]) -> Result<Par
         actions,
         cannot_end,
     })
-}
-
-/// The sequences of clicks that choose `action` on the page. Keys name
-/// what is clicked: `ship:<system>:<owner>:<piece>`, `sys:<system>`,
-/// `bank:<piece>`, `bankzone` (the bank's background, where a sacrificed
-/// ship goes), `cat:<system>:<colour letter>` (a catastrophe badge) and
-/// `none` (a one-star home). Build: the bank piece, then the system. Trade
-/// and discovery: the ship, then the bank piece. Move: the ship, then the
-/// system. Capture: the enemy ship. Sacrifice: the ship, then the bank.
-/// Homeworld: the two stars in either order, then the ship.
-fn click_paths(board: &Board, mover: Player, action: Action) -> Vec<Vec<String>> {
-    let name = |slot| board.name(slot).to_string();
-    let ship =
-        |slot, owner: Player, piece| format!("ship:{}:{}:{piece}", name(slot), owner.index());
-    let bank = |piece| format!("bank:{piece}");
-    match action {
-        Action::Homeworld {
-            star,
-            second_star,
-            ship,
-        } => {
-            let second = second_star.map_or_else(|| "none".to_string(), bank);
-            let mut paths = vec![vec![bank(star), second.clone(), bank(ship)]];
-            if second_star.is_some() && second_star != Some(star) {
-                paths.push(vec![second, bank(star), bank(ship)]);
-            }
-            paths
-        }
-        Action::Build { system, piece } => vec![vec![bank(piece), format!("sys:{}", name(system))]],
-        Action::Trade { system, from, to } => vec![vec![ship(system, mover, from), bank(to)]],
-        Action::Move {
-            from,
-            to,
-            ship: piece,
-        } => {
-            vec![vec![ship(from, mover, piece), format!("sys:{}", name(to))]]
-        }
-        Action::Discover {
-            from,
-            ship: piece,
-            star,
-        } => vec![vec![ship(from, mover, piece), bank(star)]],
-        Action::Capture {
-            system,
-            ship: piece,
-        } => vec![vec![ship(system, mover.opponent(), piece)]],
-        Action::Sacrifice {
-            system,
-            ship: piece,
-        } => {
-            vec![vec![ship(system, mover, piece), "bankzone".to_string()]]
-        }
-        Action::Catastrophe { system, colour } => {
-            vec![vec![format!("cat:{}:{}", name(system), colour.letter())]]
-        }
-        Action::Pass => vec![vec!["pass".to_string()]],
-    }
 }
 
 #[cfg(test)]

@@ -73,6 +73,7 @@
 //! address it listens on to the caller, which tells the person.
 
 mod api;
+mod clicks;
 mod commands;
 pub mod engine;
 pub mod game;

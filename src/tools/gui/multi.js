@@ -282,7 +282,13 @@ function nextKeys() {
   return keys;
 }
 
+// A home is the whole setup turn: chosen, it is played at once.
 function chooseAction(token) {
+  if (choices && choices.setup) {
+    selection = [];
+    playTurn(token);
+    return;
+  }
   pending.push(token);
   selection = [];
   refreshChoices();
@@ -340,7 +346,9 @@ async function refreshChoices() {
     fillSelect($('home-star2'), ['-', ...bank]);
     fillSelect($('home-ship'), bank.slice().reverse());
   }
-  for (const choice of answer.actions) {
+  // The homes are too many for buttons: the chooser and the bank's
+  // pieces make them.
+  for (const choice of answer.setup ? [] : answer.actions) {
     const button = element('button', '', choice.text);
     button.type = 'button';
     button.dataset.token = choice.token;

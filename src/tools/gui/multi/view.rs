@@ -18,6 +18,7 @@ use crate::notation::multi::{format_action, seat_mark, MultiBoard, StepText};
 use crate::notation::turn::Style;
 use crate::rules::multi::{MultiAction, MultiActionList, MultiOutcome, Seat, Victory};
 use crate::rules::Action;
+use crate::tools::gui::clicks::click_paths;
 use crate::tools::match_runner::multi::engine_view;
 
 /// One seat as the page shows it.
@@ -299,8 +300,9 @@ pub struct ChoiceReply {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ChoicesReply {
-    /// The legal next actions (none in the setup turn: the page offers
-    /// the bank's pieces for the home instead).
+    /// The legal next actions: in the setup turn, every home the bank
+    /// allows (chosen by clicking its stars and its ship in the bank, or
+    /// with the page's home chooser, not listed as buttons).
     pub actions: Vec<ChoiceReply>,
     /// Whether the turn may end after the actions so far.
     pub can_end: bool,
@@ -337,9 +339,7 @@ pub fn choices(table: &Table, actions: &[String]) -> Result<ChoicesReply, String
     let position = &working.position;
     let setup = !position.created().contains(position.side_to_move());
     let mut list = MultiActionList::new();
-    if !setup {
-        position.legal_actions(&table.rules, &mut list);
-    }
+    position.legal_actions(&table.rules, &mut list);
     // An empty turn is a pass, which has its own button.
     let can_end = !actions.is_empty() && position.clone().end_turn(&table.rules).is_ok();
     Ok(ChoicesReply {
@@ -352,7 +352,7 @@ pub fn choices(table: &Table, actions: &[String]) -> Result<ChoicesReply, String
             .map(|&action| ChoiceReply {
                 token: format_action(&working, action, None, Style::Token),
                 text: format_action(&working, action, None, Style::Sdg),
-                paths: click_paths(&working, action),
+                paths: multi_click_paths(&working, action),
             })
             .collect(),
         can_end,
@@ -362,48 +362,18 @@ pub fn choices(table: &Table, actions: &[String]) -> Result<ChoicesReply, String
     })
 }
 
-/// The sequences of clicks on the page that choose `action`, as on the
-/// two-player page. Keys name what is clicked: `ship:<system>:<owner
-/// seat>:<piece>`, `sys:<system>`, `bank:<piece>`, `bankzone` (the bank's
-/// background, where a sacrificed ship goes) and `cat:<system>:<colour
-/// letter>` (a catastrophe badge). Build: the bank piece, then the system.
-/// Trade and discovery: the ship, then the bank piece. Move: the ship,
-/// then the system. Capture: the ship taken (its owner is in the key, so
-/// every fleet is told apart). Sacrifice: the ship, then the bank. A home
-/// is made with the home chooser, not by clicks.
-pub fn click_paths(board: &MultiBoard, action: MultiAction) -> Vec<Vec<String>> {
-    let name = |slot| board.name(slot).to_string();
-    let mover = board.position.side_to_move();
-    let ship = |slot, owner: Seat, piece| format!("ship:{}:{owner}:{piece}", name(slot));
-    let bank = |piece| format!("bank:{piece}");
-    let path = match action {
-        MultiAction::Capture {
-            system,
-            ship: piece,
-            owner,
-        } => vec![ship(system, owner, piece)],
-        MultiAction::Plain(plain) => match plain {
-            Action::Build { system, piece } => vec![bank(piece), format!("sys:{}", name(system))],
-            Action::Trade { system, from, to } => vec![ship(system, mover, from), bank(to)],
-            Action::Move {
-                from,
-                to,
-                ship: piece,
-            } => vec![ship(from, mover, piece), format!("sys:{}", name(to))],
-            Action::Discover {
-                from,
-                ship: piece,
-                star,
-            } => vec![ship(from, mover, piece), bank(star)],
-            Action::Sacrifice {
-                system,
-                ship: piece,
-            } => vec![ship(system, mover, piece), "bankzone".to_string()],
-            Action::Catastrophe { system, colour } => {
-                vec![format!("cat:{}:{}", name(system), colour.letter())]
-            }
-            Action::Homeworld { .. } | Action::Capture { .. } | Action::Pass => return Vec::new(),
-        },
+/// The sequences of clicks on the page that choose `action`
+/// ([`click_paths`] of both pages, a capture naming the owner of the ship
+/// it takes). A plain capture, which names no owner, is never legal here
+/// and has none.
+fn multi_click_paths(board: &MultiBoard, action: MultiAction) -> Vec<Vec<String>> {
+    let mover = board.position.side_to_move() as usize;
+    let owner = match action {
+        MultiAction::Capture { owner, .. } => owner as usize,
+        MultiAction::Plain(Action::Capture { .. }) => return Vec::new(),
+        MultiAction::Plain(_) => mover,
     };
-    vec![path]
+    click_paths(action.action(), mover, owner, |slot| {
+        board.name(slot).to_string()
+    })
 }
