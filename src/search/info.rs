@@ -27,7 +27,7 @@ pub(super) struct TreeReading {
 impl TreeReading {
     /// Reads the best turn and up to `limit` candidate turns.
     pub fn new(shared: &Shared, limit: usize) -> TreeReading {
-        let best = best_turn(
+        let mut best = best_turn(
             shared.tree,
             &shared.rules,
             shared.tunables,
@@ -35,13 +35,19 @@ impl TreeReading {
             &shared.root_position,
             shared.repeats(),
         );
-        let candidates = candidate_turns(
+        let mut candidates = candidate_turns(
             shared.tree,
             &shared.rules,
             shared.root,
             &shared.root_position,
             limit,
         );
+        // The tree's values are stretched far ahead (`Backup::stretched`);
+        // the reports and the root's checks read them on the plain scale.
+        let backup = &shared.backup;
+        for turn in best.iter_mut().chain(candidates.iter_mut()) {
+            turn.value = backup.unstretched(turn.value, backup.root_mover);
+        }
         TreeReading { best, candidates }
     }
 
@@ -85,7 +91,11 @@ pub(super) fn collect_info(
             }
             (turn.actions.clone(), turn.value)
         }
-        None => (Vec::new(), root.mean().unwrap_or(0.0)),
+        None => {
+            let mean = root.mean().unwrap_or(0.0);
+            let backup = &shared.backup;
+            (Vec::new(), backup.unstretched(mean, backup.root_mover))
+        }
     };
     SearchInfo {
         elapsed,

@@ -102,6 +102,22 @@ impl Backup {
         (value.atanh() - shift).tanh()
     }
 
+    /// A value of the tree for `mover` back on the plain scale: the inverse
+    /// of [`Backup::stretched`], for reports and for comparison with
+    /// static values.
+    #[inline]
+    pub fn unstretched(&self, value: f32, mover: usize) -> f32 {
+        if self.stretch == 0.0 || value.abs() >= MOST_STRETCHED {
+            return value;
+        }
+        let shift = if mover == self.root_mover {
+            self.stretch
+        } else {
+            -self.stretch
+        };
+        (value.atanh() + shift).tanh()
+    }
+
     /// The factor on a value found `turns` turns below a node.
     #[inline]
     pub fn factor(&self, turns: u32) -> f32 {

@@ -416,6 +416,34 @@ fn draw_contempt_counts_against_the_side_ahead() {
 }
 
 #[test]
+fn far_ahead_values_are_stretched_from_the_root_level_and_read_back() {
+    let mut tunables = Tunables::default();
+    // Off by default: nothing moves.
+    let plain = Backup::new(&tunables, 0, 0.96);
+    assert_eq!(plain.stretched(0.9, 0), 0.9);
+    tunables.set("stretch_above", 0.6).unwrap();
+    // A root at the level or below it: nothing moves.
+    assert_eq!(Backup::new(&tunables, 0, 0.5).stretched(0.9, 0), 0.9);
+    let ahead = Backup::new(&tunables, 0, 0.96);
+    // The root's own level maps to 0.6 for the root mover, -0.6 for the other.
+    assert!((ahead.stretched(0.96, 0) - 0.6).abs() < 1e-4);
+    assert!((ahead.stretched(-0.96, 1) + 0.6).abs() < 1e-4);
+    // A ship's worth between two far-ahead leaves becomes a real gap.
+    let (better, worse) = (ahead.stretched(0.97, 0), ahead.stretched(0.96, 0));
+    assert!(better - worse > 0.05, "{better} {worse}");
+    // Wins and losses stay where they are, and the reports read values back.
+    assert_eq!(ahead.stretched(1.0, 0), 1.0);
+    assert_eq!(ahead.stretched(-1.0, 1), -1.0);
+    for value in [-0.9, -0.2, 0.3, 0.95] {
+        let back = ahead.unstretched(ahead.stretched(value, 0), 0);
+        assert!((back - value).abs() < 1e-3, "{value} {back}");
+    }
+    // Far behind, the stretch goes the other way.
+    let behind = Backup::new(&tunables, 1, -0.96);
+    assert!((behind.stretched(-0.96, 1) + 0.6).abs() < 1e-4);
+}
+
+#[test]
 fn the_turn_discount_shrinks_distant_values() {
     let mut tunables = Tunables::default();
     tunables.set("turn_discount", 0.9).unwrap();
