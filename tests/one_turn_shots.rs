@@ -82,7 +82,8 @@ fn the_shot_guard_avoids_the_one_turn_shots_at_a_node_limit() {
     let rules = Rules::STANDARD;
     let shots = suite();
     let mut guarded = SearchOptions::default();
-    guarded.tunables.set("shot_guard", 2.0).unwrap();
+    guarded.tunables.set("shot_guard", 4.5).unwrap();
+    guarded.tunables.set("shot_guard_visits", 0.1).unwrap();
     let mut failures = Vec::new();
     for shot in &shots {
         let root = &shot.board.position;
@@ -104,18 +105,17 @@ fn the_shot_guard_avoids_the_one_turn_shots_at_a_node_limit() {
     );
     // Most of the suite's positions are won by far, where the tree's values
     // are near 1 and a lost ship moves them little: the tree alone avoids
-    // 47 of the 77 (45 without the sacrifice shot at the leaves), and with
-    // the shot guard, which lists every reply to the tree's turn and weighs
-    // the candidates by the value after their worst reply, 73. Each line
-    // below names a shot it left.
-    assert!(shots.len() - failures.len() >= 71, "{failures:#?}");
+    // 46 of the 77, and with the shot guard, which lists every reply to the
+    // tree's turn and moves to a well-visited candidate whose worst reply
+    // leaves it better, 64. Each line below names a shot it left.
+    assert!(shots.len() - failures.len() >= 62, "{failures:#?}");
 }
 
 /// The suite on the clock, for `benches/README.md`: how many shots the
 /// engine avoids at `$SUPERNOVA_SHOTS_MOVETIME` ms a turn (default 50), one
 /// thread. Timed, so it reports and asserts nothing:
 /// `SUPERNOVA_SHOTS_MOVETIME=20 cargo test --release --test one_turn_shots -- --ignored --nocapture at_a_movetime`.
-/// `SUPERNOVA_SHOTS_OPTIONS="NAME=VALUE;..."` sets tunables first (`shot_guard=2` turns the shot guard on).
+/// `SUPERNOVA_SHOTS_OPTIONS="NAME=VALUE;..."` sets tunables first (`shot_guard=4.5;shot_guard_visits=0.1` turns the shot guard on).
 /// `SUPERNOVA_SHOTS_NODES=N` searches N nodes a turn instead, to compare settings reproducibly.
 #[test]
 #[ignore]

@@ -1,6 +1,24 @@
 //! Backing values up the tree: how a leaf's value reaches each node of the
-//! path (draws with contempt, distant leaves discounted per turn), and how
-//! proofs of wins, losses and draws move from children to parents.
+//! path (draws with contempt, distant leaves discounted per turn, far-ahead
+//! values stretched), and how proofs of wins, losses and draws move from
+//! children to parents.
+//!
+//! # The stretch far ahead
+//! A leaf's value is `tanh(score / eval_scale)`, and far ahead (a root at
+//! 0.96, say) a ship more or less moves it by a hundredth, about the noise
+//! of a few thousand visits: the tree no longer tells the turn that adds to
+//! the lead from the one that throws a large ship away, and a won game
+//! drifts to the turn limit. With `stretch_above` below 1, a root whose
+//! static value is beyond it has every heuristic leaf value moved back by
+//! the excess in `atanh` units, so the root's level reads as
+//! `stretch_above` and the values around it are as far apart as they are
+//! near that level. Proofs, draws (their contempt already follows the
+//! root's value) and finished games keep their values, so a win counts for
+//! more against the level than before. The reports and the root's checks
+//! read the tree's values back on the plain scale
+//! ([`Backup::unstretched`]). It is off by default: in matches against the
+//! engine without it, it scored a little better but inside the interval
+//! (benches/README.md, "Playing strength").
 
 use std::sync::atomic::Ordering;
 
