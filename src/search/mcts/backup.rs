@@ -109,15 +109,7 @@ impl Backup {
     /// near that level. Proofs, draws and finished games are not moved.
     #[inline]
     pub fn stretched(&self, value: f32, mover: usize) -> f32 {
-        if self.stretch == 0.0 || value.abs() >= MOST_STRETCHED {
-            return value;
-        }
-        let shift = if mover == self.root_mover {
-            self.stretch
-        } else {
-            -self.stretch
-        };
-        (value.atanh() - shift).tanh()
+        self.shifted(value, mover, -1.0)
     }
 
     /// A value of the tree for `mover` back on the plain scale: the inverse
@@ -125,6 +117,13 @@ impl Backup {
     /// static values.
     #[inline]
     pub fn unstretched(&self, value: f32, mover: usize) -> f32 {
+        self.shifted(value, mover, 1.0)
+    }
+
+    /// `value` for `mover` moved by `direction` times the stretch (signed
+    /// for the root mover) in `atanh` units; wins and losses stay.
+    #[inline]
+    fn shifted(&self, value: f32, mover: usize, direction: f32) -> f32 {
         if self.stretch == 0.0 || value.abs() >= MOST_STRETCHED {
             return value;
         }
@@ -133,7 +132,7 @@ impl Backup {
         } else {
             -self.stretch
         };
-        (value.atanh() + shift).tanh()
+        (value.atanh() + direction * shift).tanh()
     }
 
     /// The factor on a value found `turns` turns below a node.
