@@ -16,8 +16,9 @@
 //! root's value) and finished games keep their values, so a win counts for
 //! more against the level than before. The reports and the root's checks
 //! read the tree's values back on the plain scale
-//! ([`Backup::unstretched`]). It is off by default: in matches against the
-//! engine without it, it scored a little better but inside the interval
+//! ([`Backup::unstretched`]). It is on by default at 0.6: against the
+//! engine without it, over 2,000 games at 3,000 nodes, 20 and 50 ms a
+//! turn, it scored +16 Elo [+1, +30], and better than even at each limit
 //! (benches/README.md, "Playing strength").
 
 use std::sync::atomic::Ordering;

@@ -418,10 +418,13 @@ fn draw_contempt_counts_against_the_side_ahead() {
 #[test]
 fn far_ahead_values_are_stretched_from_the_root_level_and_read_back() {
     let mut tunables = Tunables::default();
-    // Off by default: nothing moves.
+    // Off at 1: nothing moves.
+    tunables.set("stretch_above", 1.0).unwrap();
     let plain = Backup::new(&tunables, 0, 0.96);
     assert_eq!(plain.stretched(0.9, 0), 0.9);
+    // On at 0.6, the default.
     tunables.set("stretch_above", 0.6).unwrap();
+    assert_eq!(Tunables::default().get("stretch_above"), Some(0.6));
     // A root at the level or below it: nothing moves.
     assert_eq!(Backup::new(&tunables, 0, 0.5).stretched(0.9, 0), 0.9);
     let ahead = Backup::new(&tunables, 0, 0.96);
