@@ -35,7 +35,7 @@
 //! the full engine at 30 and 100 nodes on 25.0 and 14.8. The quiet turns
 //! cost results: each weak level scored less against the full engine than
 //! in the calibration below (see benches/README.md), so the Elo figures of
-//! the levels up to commander are now too high and wait for a new
+//! the levels below admiral are now too high and wait for a new
 //! calibration. A turn of cadet's match against the full engine at 30
 //! nodes took at most 0.06 s on average (64 games, about 5,700 turns, in
 //! under 6 minutes).
@@ -153,7 +153,7 @@ pub struct Level {
 /// so it sits at [`ANCHOR_ELO`]. There is no level of 16 nodes: it
 /// measured the same as the one of 8 (1160 and 1167, each ±120). The Elo
 /// figures were measured before the levels' `hang_keep` values below were
-/// set (with 1); the matches since (benches/README.md) put the four weak
+/// set (with 1); the matches since (benches/README.md) put the five lower
 /// levels lower, and a new calibration is due.
 pub const LEVELS: [Level; 6] = [
     Level {
@@ -361,8 +361,8 @@ fn without_hanging(
     )
 }
 
-/// Legal turns [`quieter_turn`] compares, at most: the measure of people's
-/// hanging material (tests/levels.rs) compares as many.
+/// Legal turns a level compares when every candidate hangs, at most: the
+/// measure of people's hanging material (tests/levels.rs) compares as many.
 pub const ALTERNATIVES: usize = 48;
 
 /// How long [`quieter_turn`] may list turns, so that a position with
