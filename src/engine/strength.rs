@@ -36,9 +36,11 @@
 //! cost results: each weak level scored less against the full engine than
 //! in the calibration below (see benches/README.md), so the Elo figures of
 //! the levels below admiral are now too high and wait for a new
-//! calibration. A turn of cadet's match against the full engine at 30
-//! nodes took at most 0.06 s on average (64 games, about 5,700 turns, in
-//! under 6 minutes).
+//! calibration. Judging turns costs time: in cadet's 64 games against the
+//! full engine at 30 nodes a cadet turn took 0.024 s on average, but 9 of
+//! 2,432 over a second (one 8.5 s), so the quiet turn's search stops at
+//! [`ALTERNATIVES_TIME`]; with it, 16 more games: 573 cadet turns, 0.011 s
+//! on average, at most 0.34 s (the times the match records).
 //!
 //! The levels were calibrated by matches (benches/README.md, "Playing strength"):
 //! each level against the full engine at a fixed node count, the full
@@ -365,13 +367,15 @@ fn without_hanging(
 /// measure of people's hanging material (tests/levels.rs) compares as many.
 pub const ALTERNATIVES: usize = 48;
 
-/// How long [`quieter_turn`] may list turns, so that a position with
-/// hundreds of thousands of them does not hold the level's answer.
-const ALTERNATIVES_TIME: Duration = Duration::from_millis(100);
+/// How long [`quieter_turn`] may list turns and judge them, so that a
+/// position with hundreds of thousands of turns or replies does not hold
+/// the level's answer (without it, 9 of 2,432 cadet turns took over a
+/// second, one 8.5 s).
+const ALTERNATIVES_TIME: Duration = Duration::from_millis(250);
 
 /// The least exposed of the first [`ALTERNATIVES`] safe legal turns of
 /// `position` if its exposure is at most `bound`, stopping at the first
-/// that loses nothing net.
+/// that loses nothing net, or at [`ALTERNATIVES_TIME`] with the best so far.
 fn quieter_turn(
     position: &Position,
     rules: &Rules,
@@ -393,6 +397,9 @@ fn quieter_turn(
     );
     let mut best: Option<(f32, Vec<Action>)> = None;
     for turn in turns {
+        if Instant::now() > deadline {
+            break;
+        }
         let Some(exposed) = exposure(position, rules, &turn) else {
             continue;
         };
