@@ -39,7 +39,7 @@
 //! calibration. Judging turns costs time: in cadet's 64 games against the
 //! full engine at 30 nodes a cadet turn took 0.024 s on average, but 9 of
 //! 2,432 over a second (one 8.5 s), so the quiet turn's search stops at
-//! [`ALTERNATIVES_TIME`]; with it, 16 more games: 573 cadet turns, 0.011 s
+//! 250 ms (`ALTERNATIVES_TIME`); with it, 16 more games: 573 cadet turns, 0.011 s
 //! on average, at most 0.34 s (the times the match records).
 //!
 //! The levels were calibrated by matches (benches/README.md, "Playing strength"):
