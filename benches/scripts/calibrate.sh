@@ -1,26 +1,33 @@
 #!/bin/bash
 # The UCI_Elo calibration of benches/README.md ("Playing strength"): 11 matches of G games
-# (default 128: the 64 openings, both seats), --max-turns 150, two at once.
-# usage: benches/scripts/calibrate.sh [ENGINE] > calibration.log
+# (default 128: the 64 openings, both seats), --max-turns 150, C at once (default 2; use 1
+# on a shared machine). The level matches come first; with PGN=DIR each match keeps its
+# games in DIR/NAME, for the hang rates of tests/levels.rs.
+# usage: [G=64] [C=1] [PGN=DIR] benches/scripts/calibrate.sh [ENGINE] > calibration.log
 # then:  python3 benches/scripts/fit_elo.py calibration.log
 B=${1:-target/release/supernova}
 G=${G:-128}
+C=${C:-2}
 lvl() { echo "--engine name=L$1 option.UCI_LimitStrength=true option.UCI_Elo=$1 nodes=100000"; }
 # The full engine with the exploration constants and the contempt the levels
 # were calibrated with (src/engine/strength.rs, CALIBRATED_EXPLORATION and
 # CALIBRATED_CONTEMPT), not today's defaults.
 full() { echo "--engine name=full$1 nodes=$1 option.cpuct=1.5 option.cpuct_intra_turn=1.0 option.contempt=0 option.shot_guard=0"; }
-run() { name=$1; shift; echo "== $name: $*"; $B match "$@" --games $G --max-turns 150 --concurrency 2 2>&1 | grep -E "^Score of|^Elo" | tail -2; }
+run() {
+    name=$1; shift; echo "== $name: $*"
+    out=(); if [ -n "$PGN" ]; then mkdir -p "$PGN/$name"; out=(--pgnout "$PGN/$name"); fi
+    $B match "$@" --games $G --max-turns 150 --concurrency $C "${out[@]}" 2>&1 | grep -E "^Score of|^Elo" | tail -2
+}
 
-run A1 $(full 1000) $(full 300)
-run A2 $(full 300) $(full 100)
-run A3 $(full 100) $(full 30)
-run M4 $(lvl 2000) $(full 1000)
-run M5 $(lvl 1750) $(full 300)
-run M6 $(lvl 1630) $(full 300)
-run M7 $(lvl 1350) $(full 100)
-run M8 $(lvl 1260) $(full 100)
 run M10 $(lvl 1160) $(full 30)
-run C1 $(lvl 1750) $(lvl 2000)
+run M8 $(lvl 1260) $(full 100)
+run M7 $(lvl 1350) $(full 100)
+run M6 $(lvl 1630) $(full 300)
+run M5 $(lvl 1750) $(full 300)
 run C2 $(lvl 1350) $(lvl 1630)
+run A3 $(full 100) $(full 30)
+run A2 $(full 300) $(full 100)
+run C1 $(lvl 1750) $(lvl 2000)
+run A1 $(full 1000) $(full 300)
+run M4 $(lvl 2000) $(full 1000)
 echo "== done"
