@@ -11,8 +11,8 @@ C=${C:-2}
 lvl() { echo "--engine name=L$1 option.UCI_LimitStrength=true option.UCI_Elo=$1 nodes=100000"; }
 # The full engine with the exploration constants and the contempt the levels
 # were calibrated with (src/engine/strength.rs, CALIBRATED_EXPLORATION and
-# CALIBRATED_CONTEMPT), not today's defaults.
-full() { echo "--engine name=full$1 nodes=$1 option.cpuct=1.5 option.cpuct_intra_turn=1.0 option.contempt=0 option.shot_guard=0"; }
+# CALIBRATED_CONTEMPT, CALIBRATED_SHOT_GUARD, CALIBRATED_STRETCH), not today's defaults.
+full() { echo "--engine name=full$1 nodes=$1 option.cpuct=1.5 option.cpuct_intra_turn=1.0 option.contempt=0 option.shot_guard=0 option.stretch_above=1"; }
 run() {
     name=$1; shift; echo "== $name: $*"
     out=(); if [ -n "$PGN" ]; then mkdir -p "$PGN/$name"; out=(--pgnout "$PGN/$name"); fi

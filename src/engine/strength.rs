@@ -36,11 +36,12 @@
 //! cost results: each weak level scored less against the full engine than
 //! in the calibration below (see benches/README.md), ensign below cadet, so
 //! every level keeps `hang_keep` 1 (the rule in place, not in force) until
-//! a calibration places other values. Judging turns costs time: in cadet's 64 games against the
-//! full engine at 30 nodes a cadet turn took 0.024 s on average, but 9 of
-//! 2,432 over a second (one 8.5 s), so the quiet turn's search stops at
-//! 250 ms (`ALTERNATIVES_TIME`); with it, 16 more games: 573 cadet turns, 0.011 s
-//! on average, at most 0.34 s (the times the match records).
+//! a calibration places other values. Judging turns costs time: in cadet's
+//! 64 games against the full engine at 30 nodes a cadet turn took 0.024 s
+//! on average, but 9 of 2,432 over a second (one 8.5 s), so the quiet
+//! turn's search stops at 250 ms (`ALTERNATIVES_TIME`); with it, 16 more
+//! games: 573 cadet turns, 0.011 s on average, at most 0.34 s (the times
+//! the match records).
 //!
 //! The levels were calibrated by matches (benches/README.md, "Playing strength"):
 //! each level against the full engine at a fixed node count, the full
@@ -273,27 +274,34 @@ pub fn sample_turn(
         .collect();
     let mut rng = SmallRng::seed_from_u64(seed ^ position.hash() ^ 0x57E1_1A7E_D0E5_5EED);
     let eligible = if level.hang_keep < 1.0 && rng.random::<f32>() >= level.hang_keep {
-        match without_hanging(result, position, rules, eligible, &mut solver) {
+        let kept = match without_hanging(result, position, rules, eligible, &mut solver) {
             Pool::Candidates(kept) => kept,
             Pool::Alternative(turn) => {
                 let value = result
                     .info
                     .candidates
                     .iter()
-                    .map(|c| c.value)
+                    .map(|candidate| candidate.value)
                     .fold(best, f32::min);
                 play_instead(result, turn, value);
                 return;
             }
+        };
+        // The rule may have set the search's own turn aside, leaving one
+        // other candidate to play.
+        let only_the_search_turn =
+            kept.len() == 1 && result.info.candidates[kept[0]].turn == result.best_turn;
+        if kept.is_empty() || only_the_search_turn {
+            return;
         }
+        kept
+    } else if eligible.len() < 2 {
+        // Without the rule a single candidate is the search's own choice to
+        // keep, as the levels were calibrated.
+        return;
     } else {
         eligible
     };
-    if eligible.is_empty()
-        || (eligible.len() == 1 && result.info.candidates[eligible[0]].turn == result.best_turn)
-    {
-        return;
-    }
     let weights: Vec<f64> = eligible
         .iter()
         .map(|&index| {
