@@ -141,7 +141,7 @@ fn choose_a_level(browser: &Browser, port: u16, log: &std::path::Path) {
     );
     assert_eq!(
         levels,
-        "cadet (Elo 1160)|ensign (Elo 1260)|lieutenant (Elo 1350)|commander (Elo 1630)|captain (Elo 1750)|admiral (Elo 2000)|full (full strength)"
+        "cadet (Elo 870)|ensign (Elo 1070)|lieutenant (Elo 1430)|commander (Elo 1680)|captain (Elo 1840)|admiral (Elo 2000)|full (full strength)"
     );
     assert_eq!(
         browser.script("return document.getElementById('level').value"),
@@ -162,7 +162,7 @@ fn choose_a_level(browser: &Browser, port: u16, log: &std::path::Path) {
         .find("setoption name UCI_LimitStrength value true")
         .unwrap_or_else(|| panic!("the level was not sent: {sent}"));
     let elo = sent
-        .find("setoption name UCI_Elo value 1160")
+        .find("setoption name UCI_Elo value 870")
         .unwrap_or_else(|| panic!("the Elo was not sent: {sent}"));
     let go = sent[elo..].find("go nodes 300").map(|at| at + elo);
     assert!(limit < elo && go.is_some(), "{sent}");

@@ -30,7 +30,7 @@ fn play_at_a_level_until_the_engine_answers() {
         &["--level", "cadet", "--nodes", "2000"],
         "homeworld r1 b3 g3\nbuild g1 Home0\nquit\n",
     );
-    assert!(out.contains("Level: cadet (Elo 1160)."), "{out}");
+    assert!(out.contains("Level: cadet (Elo 870)."), "{out}");
     assert!(out.contains("You play: Build G1 Home0"), "{out}");
     let after_build = &out[out.find("You play: Build G1 Home0").unwrap()..];
     assert!(after_build.contains("Supernova plays: "), "{out}");
@@ -39,17 +39,17 @@ fn play_at_a_level_until_the_engine_answers() {
     assert!(!output.status.success());
     let error = String::from_utf8_lossy(&output.stderr);
     assert!(
-        error.contains("unknown level 'grandmaster'") && error.contains("commander (Elo 1630)"),
+        error.contains("unknown level 'grandmaster'") && error.contains("commander (Elo 1680)"),
         "{error}"
     );
     // --help lists every level with its calibrated Elo.
     let help = text(&common::supernova(&["play", "--help"]));
     for level in [
-        "cadet (Elo 1160)",
-        "ensign (Elo 1260)",
-        "lieutenant (Elo 1350)",
-        "commander (Elo 1630)",
-        "captain (Elo 1750)",
+        "cadet (Elo 870)",
+        "ensign (Elo 1070)",
+        "lieutenant (Elo 1430)",
+        "commander (Elo 1680)",
+        "captain (Elo 1840)",
         "admiral (Elo 2000)",
         "full (full strength)",
     ] {

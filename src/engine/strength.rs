@@ -18,30 +18,28 @@
 //! [`Level::hang_keep`] chance; otherwise the hanging candidates leave the
 //! draw, the search's own turn included (at 8 to 100 nodes it often hangs
 //! material itself), and when even the least exposed candidate loses at
-//! least [`HANG`] the level plays the least exposed safe turn among the
-//! first [`ALTERNATIVES`] legal turns instead, if it exposes [`HANG`] less
-//! (a person who sees the shot plays a quiet turn, perhaps a slow one).
+//! least [`HANG`] the level plays instead the best-looking safe legal
+//! turn that exposes [`HANG`] less, judging the [`ALTERNATIVES`] best by
+//! the shot player's static score (a person who sees the shot plays a sound
+//! turn that avoids it).
 //! There is always a turn to play, and the guarantees above hold: a
 //! replacement is never proven lost and never lets the opponent win at once.
 //!
 //! Measured with the measure of tests/levels.rs (benches/README.md,
 //! "Blunders: people and levels"): people in the SDG records hang material
-//! on 5.4 turns in 100 (a large ship on 3.1); before this rule the weakest
+//! on 5.4 turns in 100 (a large ship on 3.1). Without the rule the weakest
 //! level hung on 23.8, and at 8 nodes its candidates (one to four) rarely
-//! held a quieter turn, so filtering them alone did not help (23.8 even at
-//! `hang_keep` 0). With the quiet turn and `hang_keep` 0 it hangs on 2.4;
-//! with the levels' values (0.3 for cadet down to 0.1) cadet hangs on 11.8
-//! (large 6.2), ensign on 8.2 (3.9) and lieutenant on 5.0 (1.8), against
-//! the full engine at 30 and 100 nodes on 25.0 and 14.8. The quiet turns
-//! cost results: each weak level scored less against the full engine than
-//! in the calibration below (see benches/README.md), ensign below cadet, so
-//! every level keeps `hang_keep` 1 (the rule in place, not in force) until
-//! a calibration places other values. Judging turns costs time: in cadet's
-//! 64 games against the full engine at 30 nodes a cadet turn took 0.024 s
-//! on average, but 9 of 2,432 over a second (one 8.5 s), so the quiet
-//! turn's search stops at 250 ms (`ALTERNATIVES_TIME`); with it, 16 more
-//! games: 573 cadet turns, 0.011 s on average, at most 0.34 s (the times
-//! the match records).
+//! held a quieter turn, so filtering them alone did not help; the quiet
+//! turn below is what brings it down. With the levels' values (`hang_keep`
+//! 0.3 for cadet down to 0.1) cadet hangs on 12.2 turns in 100 (large 4.7),
+//! ensign on 5.7 (1.9), lieutenant on 5.9 (3.0), commander on 4.8 (2.3)
+//! and captain on 5.3 (2.5), against the full engine at 30, 100 and 300
+//! nodes on 17.5, 14.3 and 12.4. The levels' Elos are those of a
+//! calibration with the rule in force. Judging turns costs time, so the
+//! quiet turn's search stops at 250 ms (`ALTERNATIVES_TIME`): in the
+//! calibration's games a cadet turn took 0.004 s on average (at most
+//! 0.33 s), an ensign turn 0.020 s (0.86 s), a lieutenant turn 0.018 s
+//! (0.61 s).
 //!
 //! The levels were calibrated by matches (benches/README.md, "Playing strength"):
 //! each level against the full engine at a fixed node count, the full
@@ -57,6 +55,7 @@ use std::time::{Duration, Instant};
 
 use crate::rules::{Action, Outcome, Position, Rules, TurnEnumerator};
 use crate::search::material::{material, played, worst_reply, SAFE};
+use crate::search::shots::shot_score;
 use crate::search::{
     Decision, Evaluation, Proof, SearchOptions, SearchResult, Solver, ValueNetwork,
 };
@@ -150,58 +149,57 @@ pub struct Level {
     pub temperature: f32,
     /// The chance, drawn once a turn, that the level may hang material on
     /// this turn (see the module documentation): 0 never hangs material
-    /// when a candidate or one of the first [`ALTERNATIVES`] legal turns
+    /// when a candidate or one of the [`ALTERNATIVES`] best-scored legal turns
     /// avoids it, 1 ignores the rule. Weaker levels hang more, as weaker
     /// people do.
     pub hang_keep: f32,
 }
 
-/// The levels, weakest first, with the Elo each measured (see the module
-/// documentation and the README's calibration table). The top level is
-/// the full engine at [`ANCHOR_NODES`] (it scored 46-44-38 against it),
-/// so it sits at [`ANCHOR_ELO`]. There is no level of 16 nodes: it
-/// measured the same as the one of 8 (1160 and 1167, each ±120). Every
-/// level keeps hanging candidates (`hang_keep` 1), as it was calibrated:
-/// with 0.3 at cadet down to 0.1 at captain the levels hung material about
-/// as often as people (benches/README.md, "Blunders: people and levels")
-/// but scored less than their Elo, ensign below cadet, so those values
-/// wait for a calibration that places them.
+/// The levels, weakest first, with the Elo each measured with its
+/// `hang_keep` in force (see the module documentation and the README's
+/// calibration table). The top level is the full engine at
+/// [`ANCHOR_NODES`] (it scored 54-48-26 against it), so it sits at
+/// [`ANCHOR_ELO`]. There is no level of 16 nodes: before the rule against
+/// hanging material it measured the same as the one of 8 (1160 and 1167,
+/// each ±120 on that calibration's scale).
 pub const LEVELS: [Level; 6] = [
     Level {
-        elo: 1160,
+        elo: 870,
         nodes: 8,
         temperature: 0.12,
-        hang_keep: 1.0,
+        hang_keep: 0.3,
     },
     Level {
-        elo: 1260,
+        elo: 1070,
         nodes: 40,
         temperature: 0.06,
-        hang_keep: 1.0,
+        hang_keep: 0.2,
     },
     Level {
-        elo: 1350,
+        elo: 1430,
         nodes: 100,
         temperature: 0.04,
-        hang_keep: 1.0,
+        hang_keep: 0.15,
     },
     Level {
-        elo: 1630,
+        elo: 1680,
         nodes: 250,
         temperature: 0.02,
-        hang_keep: 1.0,
+        hang_keep: 0.1,
     },
     Level {
-        elo: 1750,
+        elo: 1840,
         nodes: 500,
         temperature: 0.01,
-        hang_keep: 1.0,
+        hang_keep: 0.1,
     },
     Level {
         elo: ANCHOR_ELO,
         nodes: ANCHOR_NODES,
         temperature: 0.0,
-        hang_keep: 1.0,
+        // It plays the search's own turn (temperature 0), so this acts only
+        // on the levels interpolated between it and the one below.
+        hang_keep: 0.1,
     },
 ];
 
@@ -345,9 +343,9 @@ enum Pool {
 /// material. The search's own turn is judged like the others, since at a
 /// few dozen nodes it often hangs material itself. When even the least
 /// exposed candidate loses at least [`HANG`] net, the level looks beyond
-/// the candidates: the least exposed of the first [`ALTERNATIVES`] legal
-/// turns that is safe, if it exposes at least [`HANG`] less (a person who
-/// sees the shot plays a quiet turn instead). Something always remains.
+/// the candidates: the best-scored safe legal turn that exposes at least
+/// [`HANG`] less ([`quieter_turn`]; a person who sees the shot plays a sound
+/// turn that avoids it). Something always remains.
 fn without_hanging(
     result: &SearchResult,
     position: &Position,
@@ -379,9 +377,13 @@ fn without_hanging(
     )
 }
 
-/// Legal turns a level compares when every candidate hangs, at most: the
-/// measure of people's hanging material (tests/levels.rs) compares as many.
-pub const ALTERNATIVES: usize = 48;
+/// How many of the best-looking legal turns a level judges when every
+/// candidate hangs: the turns are ranked by the shot player's static score
+/// ([`crate::search::shots::shot_score`]: material, the opponent's best
+/// single shot next turn, home defence), as a person who has seen the shot
+/// looks first at the turns that look sound, and each judged one costs a
+/// listing of every reply.
+pub const ALTERNATIVES: usize = 8;
 
 /// How long [`quieter_turn`] may list turns and judge them, so that a
 /// position with hundreds of thousands of turns or replies does not hold
@@ -389,48 +391,46 @@ pub const ALTERNATIVES: usize = 48;
 /// second, one 8.5 s).
 const ALTERNATIVES_TIME: Duration = Duration::from_millis(250);
 
-/// The least exposed of the first [`ALTERNATIVES`] safe legal turns of
-/// `position` if its exposure is at most `bound`, stopping at the first
-/// that loses nothing net, or at [`ALTERNATIVES_TIME`] with the best so far.
+/// The best-scored of `position`'s legal turns (by the shot player's
+/// score, of those listed by [`ALTERNATIVES_TIME`]) that is safe and
+/// exposes at most `bound`, judging the [`ALTERNATIVES`] best-scored.
+/// Ranking by the score rather than taking the least exposed keeps the
+/// replacement a sound turn: the least exposed of arbitrary turns was
+/// often a slow one, and the levels lost games to it.
 fn quieter_turn(
     position: &Position,
     rules: &Rules,
     bound: f32,
     solver: &mut Solver,
 ) -> Option<Vec<Action>> {
-    let mut turns = Vec::new();
+    let mover = position.side_to_move();
     let deadline = Instant::now() + ALTERNATIVES_TIME;
-    TurnEnumerator::default().for_each_turn_while(
+    let mut scored: Vec<(f32, Vec<Action>)> = Vec::new();
+    TurnEnumerator::default().for_each_turn_until(
         position,
         rules,
         Some(deadline),
-        |actions, _, outcome| {
+        |actions, result, outcome| {
             if outcome == Outcome::Ongoing {
-                turns.push(actions.to_vec());
+                scored.push((shot_score(result, mover), actions.to_vec()));
             }
-            turns.len() < ALTERNATIVES
         },
     );
-    let mut best: Option<(f32, Vec<Action>)> = None;
-    for turn in turns {
+    // A stable sort keeps the listing's order among equal scores, so that
+    // a fixed seed plays the same game.
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    for (_, turn) in scored.into_iter().take(ALTERNATIVES) {
         if Instant::now() > deadline {
             break;
         }
         let Some(exposed) = exposure(position, rules, &turn) else {
             continue;
         };
-        if exposed > bound || best.as_ref().is_some_and(|(least, _)| exposed >= *least) {
-            continue;
-        }
-        if is_safe(&turn, position, rules, solver) {
-            let quiet = exposed <= 0.0;
-            best = Some((exposed, turn));
-            if quiet {
-                break;
-            }
+        if exposed <= bound && is_safe(&turn, position, rules, solver) {
+            return Some(turn);
         }
     }
-    best.map(|(_, turn)| turn)
+    None
 }
 
 /// What `turn` from `position` and the opponent's best single reply to it
@@ -620,6 +620,19 @@ mod tests {
                 &mut Solver::default()
             ));
             assert_eq!(sampled.info.candidates[0].turn, sampled.best_turn);
+            // A sound-looking turn: among the best by the shot player's
+            // score, not merely the least exposed of any.
+            let mover = position.side_to_move();
+            let mut scores = Vec::new();
+            TurnEnumerator::default().for_each_turn(&position, &rules, |_, after, outcome| {
+                if outcome == Outcome::Ongoing {
+                    scores.push(shot_score(after, mover));
+                }
+            });
+            scores.sort_by(|a, b| b.total_cmp(a));
+            let after =
+                crate::search::material::played(&position, &rules, &sampled.best_turn).unwrap();
+            assert!(shot_score(&after, mover) >= scores[ALTERNATIVES - 1]);
         }
     }
 

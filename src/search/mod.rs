@@ -93,7 +93,7 @@ mod root;
 mod run;
 mod searcher;
 mod shot_guard;
-mod shots;
+pub(crate) mod shots;
 mod solver;
 #[cfg(test)]
 pub(crate) mod testing;

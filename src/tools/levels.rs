@@ -68,7 +68,7 @@ impl NamedLevel {
             .ok_or_else(|| format!("unknown level '{name}': expected one of {}", level_list()))
     }
 
-    /// The level in words, for messages and the page: `commander (Elo 1630)`.
+    /// The level in words, for messages and the page: `commander (Elo 1680)`.
     pub fn text(self) -> String {
         match self.elo {
             Some(elo) => format!("{} (Elo {elo})", self.name),
@@ -116,14 +116,14 @@ mod tests {
         assert_eq!(named, calibrated);
         assert_eq!(NAMED_LEVELS.last().unwrap().elo, None);
         assert_ne!(DEFAULT_LEVEL.elo, None);
-        assert_eq!(NamedLevel::find("Cadet").unwrap().elo, Some(1160));
+        assert_eq!(NamedLevel::find("Cadet").unwrap().elo, Some(870));
         let error = NamedLevel::find("grandmaster").unwrap_err();
-        assert!(error.contains("cadet (Elo 1160)") && error.contains("full (full strength)"));
+        assert!(error.contains("cadet (Elo 870)") && error.contains("full (full strength)"));
         assert_eq!(
             NamedLevel::find("ensign").unwrap().option_lines(),
             [
                 "setoption name UCI_LimitStrength value true",
-                "setoption name UCI_Elo value 1260"
+                "setoption name UCI_Elo value 1070"
             ]
         );
     }

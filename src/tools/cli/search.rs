@@ -116,9 +116,9 @@ pub struct PlayArguments {
     /// Start from this HWPN position instead of the empty start.
     #[arg(long, allow_hyphen_values = true)]
     pub position: Option<String>,
-    /// The engine's level, weakest first: cadet (Elo 1160), ensign (Elo
-    /// 1260), lieutenant (Elo 1350), commander (Elo 1630), captain (Elo
-    /// 1750), admiral (Elo 2000), full (full strength). Left out, the
+    /// The engine's level, weakest first: cadet (Elo 870), ensign (Elo
+    /// 1070), lieutenant (Elo 1430), commander (Elo 1680), captain (Elo
+    /// 1840), admiral (Elo 2000), full (full strength). Left out, the
     /// engine plays at full strength.
     #[arg(long)]
     pub level: Option<String>,
