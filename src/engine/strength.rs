@@ -379,7 +379,7 @@ fn without_hanging(
 
 /// How many of the best-looking legal turns a level judges when every
 /// candidate hangs: the turns are ranked by the shot player's static score
-/// ([`crate::search::shots::shot_score`]: material, the opponent's best
+/// (`search::shots::shot_score`: material, the opponent's best
 /// single shot next turn, home defence), as a person who has seen the shot
 /// looks first at the turns that look sound, and each judged one costs a
 /// listing of every reply.
