@@ -418,7 +418,7 @@ fn quieter_turn(
     );
     // A stable sort keeps the listing's order among equal scores, so that
     // a fixed seed plays the same game.
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    scored.sort_by(|first, second| second.0.total_cmp(&first.0));
     for (_, turn) in scored.into_iter().take(ALTERNATIVES) {
         if Instant::now() > deadline {
             break;
@@ -629,7 +629,7 @@ mod tests {
                     scores.push(shot_score(after, mover));
                 }
             });
-            scores.sort_by(|a, b| b.total_cmp(a));
+            scores.sort_by(|first, second| second.total_cmp(first));
             let after =
                 crate::search::material::played(&position, &rules, &sampled.best_turn).unwrap();
             assert!(shot_score(&after, mover) >= scores[ALTERNATIVES - 1]);
