@@ -390,6 +390,12 @@ pub const ALTERNATIVES: usize = 8;
 /// the level's answer (without it, 9 of 2,432 cadet turns took over a
 /// second, one 8.5 s).
 const ALTERNATIVES_TIME: Duration = Duration::from_millis(250);
+/// Legal turns [`quieter_turn`] lists at most: a count as well as a time,
+/// so that where the count ends the listing before the time does, a level
+/// with a fixed seed plays the same turn however busy the machine is (a
+/// turn and its score take about 0.6 µs, so the count is some 120 ms on a
+/// quiet machine).
+const ALTERNATIVES_LISTED: usize = 200_000;
 
 /// The best-scored of `position`'s legal turns (by the shot player's
 /// score, of those listed by [`ALTERNATIVES_TIME`]) that is safe and
@@ -405,21 +411,29 @@ fn quieter_turn(
 ) -> Option<Vec<Action>> {
     let mover = position.side_to_move();
     let deadline = Instant::now() + ALTERNATIVES_TIME;
-    let mut scored: Vec<(f32, Vec<Action>)> = Vec::new();
-    TurnEnumerator::default().for_each_turn_until(
+    // The best-scored so far, best first; among equal scores the one
+    // listed first stays ahead, so that a fixed seed plays the same game.
+    let mut best: Vec<(f32, Vec<Action>)> = Vec::with_capacity(ALTERNATIVES + 1);
+    let mut listed = 0;
+    TurnEnumerator::default().for_each_turn_while(
         position,
         rules,
         Some(deadline),
         |actions, result, outcome| {
+            listed += 1;
             if outcome == Outcome::Ongoing {
-                scored.push((shot_score(result, mover), actions.to_vec()));
+                let score = shot_score(result, mover);
+                let full = best.len() == ALTERNATIVES;
+                if !full || best.last().is_some_and(|(last, _)| score > *last) {
+                    let at = best.partition_point(|(other, _)| *other >= score);
+                    best.insert(at, (score, actions.to_vec()));
+                    best.truncate(ALTERNATIVES);
+                }
             }
+            listed < ALTERNATIVES_LISTED
         },
     );
-    // A stable sort keeps the listing's order among equal scores, so that
-    // a fixed seed plays the same game.
-    scored.sort_by(|first, second| second.0.total_cmp(&first.0));
-    for (_, turn) in scored.into_iter().take(ALTERNATIVES) {
+    for (_, turn) in best {
         if Instant::now() > deadline {
             break;
         }
